@@ -211,6 +211,13 @@ def _leading_comment(node) -> str:
     lines: list[str] = []
     want_row = cur.start_point[0]
     sib = cur.prev_sibling
+    # Attributes written as siblings (Rust ``#[derive]``) sit between a
+    # definition and its doc comment: step over them.
+    while (sib is not None and "comment" not in sib.type
+           and any(w in sib.type for w in PREFIX_WORDS)
+           and sib.end_point[0] >= want_row - 1):
+        want_row = sib.start_point[0]
+        sib = sib.prev_sibling
     while sib is not None and "comment" in sib.type and sib.end_point[0] >= want_row - 1:
         lines.insert(0, _strip_comment(_text(sib)))
         want_row = sib.start_point[0]

@@ -1,0 +1,34 @@
+# indexd: `make run` sets up and starts the daemon on this repository;
+# `make test` sets up and runs the test suite.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed-stamp
+
+.PHONY: install run test bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	# torch first and pinned in the same command: an unpinned torch pulls a multi-GB CUDA build.
+	$(PY) -m pip install -q torch==2.13.0 -e '.[test]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: install
+	$(VENV)/bin/indexctl realm add demo $(CURDIR)
+	@echo "indexd: starting the daemon on realm 'demo' ($(CURDIR)); Ctrl-C stops it."
+	@echo "In another terminal try:"
+	@echo "  $(VENV)/bin/indexctl search 'parse tree-sitter symbols' --realm demo"
+	@echo "  $(VENV)/bin/indexctl status"
+	$(VENV)/bin/indexd run
+
+test: install
+	$(PY) -m pytest -q -p no:cacheprovider
+
+bench: install
+	$(PY) bench/index_cold.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache

@@ -1,0 +1,192 @@
+"""`indexctl`: the client command line. The only place that prints.
+
+Talks to the daemon over its socket; when none runs, `search`, `symbols` and
+`status` fall back to reading the store directly (read-only) and `realm`
+edits the config file. Must stay fast: no lancedb, torch or engine import
+at module level (`indexctl --help` and `status` start in well under 150 ms).
+
+Exit codes: 0 ok, 1 no results, 2 usage, 3 daemon unreachable, 4 request error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ..config import load_settings
+from ..errors import DaemonNotRunning, IndexdError
+from . import render
+
+EXIT_OK, EXIT_EMPTY, EXIT_USAGE, EXIT_UNREACHABLE, EXIT_ERROR = 0, 1, 2, 3, 4
+# Methods that still answer from the store when the daemon is down.
+LOCAL_OK = {"search", "symbols", "status", "realm.add", "realm.remove", "realm.list"}
+
+
+def _json_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="indexctl", description="Query and control the indexd daemon.")
+    sub = p.add_subparsers(dest="cmd", required=True)
+
+    realm = sub.add_parser("realm", help="manage realms (named sets of repos and folders)")
+    rsub = realm.add_subparsers(dest="realm_cmd", required=True)
+    ra = rsub.add_parser("add", help="add repos/folders to a realm (creating it)")
+    ra.add_argument("name")
+    ra.add_argument("paths", nargs="+")
+    rr = rsub.add_parser("remove", help="remove a realm, or some of its repos")
+    rr.add_argument("name")
+    rr.add_argument("paths", nargs="*")
+    rl = rsub.add_parser("list", help="list realms")
+    for q in (ra, rr, rl):
+        _json_flag(q)
+
+    s = sub.add_parser("search", help="search symbols, sections and files")
+    s.add_argument("query")
+    s.add_argument("--realm")
+    s.add_argument("--repo", help="repo path or folder name")
+    s.add_argument("--kind", help="function, class, method, section, key, file... (comma list)")
+    s.add_argument("--lang", help="python, go, markdown... (comma list)")
+    s.add_argument("--path", help="glob over repo-relative paths, e.g. 'src/**/*.py'")
+    s.add_argument("--limit", type=int, default=20)
+    s.add_argument("--mode", choices=["keyword", "semantic", "hybrid"], default=None)
+    s.add_argument("--context", type=int, default=0, help="lines of code around each hit")
+    s.add_argument("--sync", action="store_true", help="wait until every change made so far is indexed")
+    _json_flag(s)
+
+    sy = sub.add_parser("symbols", help="outline of one file")
+    sy.add_argument("path")
+    _json_flag(sy)
+
+    st = sub.add_parser("status", help="what is indexed, pending, skipped; index lag")
+    st.add_argument("--watch", action="store_true", help="live view")
+    st.add_argument("--oneline", action="store_true", help="one line for status bars")
+    st.add_argument("--format", choices=["text", "waybar"], default="text")
+    st.add_argument("--sync", action="store_true")
+    _json_flag(st)
+
+    ri = sub.add_parser("reindex", help="reindex paths (or everything) now")
+    ri.add_argument("paths", nargs="*")
+    ri.add_argument("--realm")
+    ri.add_argument("--wait", action="store_true", help="return when done")
+    _json_flag(ri)
+
+    sd = sub.add_parser("shutdown", help="stop the daemon")
+    _json_flag(sd)
+
+    sv = sub.add_parser("service", help="install/uninstall/status of the user service")
+    sv.add_argument("action", choices=["install", "uninstall", "status"])
+    sv.add_argument("--dry-run", action="store_true", help="print what would be written")
+    _json_flag(sv)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return EXIT_USAGE if exc.code not in (0, None) else EXIT_OK
+    try:
+        return dispatch(args)
+    except DaemonNotRunning as exc:
+        return _fail(args, exc, EXIT_UNREACHABLE)
+    except IndexdError as exc:
+        return _fail(args, exc, EXIT_ERROR)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+def _fail(args, exc: IndexdError, code: int) -> int:
+    if getattr(args, "json", False):
+        print(json.dumps({"error": exc.to_rpc()}))
+    else:
+        print(f"indexctl: {exc.message}", file=sys.stderr)
+    return code
+
+
+def dispatch(args) -> int:
+    settings = load_settings()
+    if args.cmd == "realm":
+        method = f"realm.{args.realm_cmd}"
+        params = {} if args.realm_cmd == "list" else {"realm": args.name, "paths": args.paths}
+        result = call(settings, method, params)
+        return _emit(args, result, render.realm)
+    if args.cmd == "search":
+        params = {k: getattr(args, k) for k in ("query", "realm", "repo", "kind", "lang", "path",
+                                                  "limit", "mode", "context", "sync")
+                  if getattr(args, k) not in (None, False)}
+        result = call(settings, "search", params)
+        _emit(args, result, render.search)
+        return EXIT_OK if result.get("results") else EXIT_EMPTY
+    if args.cmd == "symbols":
+        result = call(settings, "symbols", {"path": args.path})
+        _emit(args, result, render.symbols)
+        return EXIT_OK if result.get("results") else EXIT_EMPTY
+    if args.cmd == "status":
+        return _status(settings, args)
+    if args.cmd == "reindex":
+        params = {"paths": args.paths or None, "realm": args.realm, "wait": args.wait}
+        return _emit(args, call(settings, "reindex", params), render.generic)
+    if args.cmd == "shutdown":
+        return _emit(args, call(settings, "shutdown", {}), render.generic)
+    if args.cmd == "service":
+        from ..service import service_command
+
+        return _emit(args, service_command(settings, args.action, dry_run=args.dry_run),
+                     render.generic)
+    return EXIT_USAGE
+
+
+def _emit(args, result: dict, human) -> int:
+    if args.json:
+        print(json.dumps(result, indent=None if args.cmd == "search" else 2))
+    else:
+        human(result)
+    return EXIT_OK
+
+
+def call(settings, method: str, params: dict, timeout: float = 60.0) -> dict:
+    """Ask the daemon; fall back to the local store where that makes sense."""
+    from ..client import Client
+
+    try:
+        with Client(settings.paths.socket, timeout=timeout) as client:
+            return client.call(method, **params)
+    except DaemonNotRunning:
+        if method not in LOCAL_OK or params.get("sync"):
+            raise
+    from .local import call_local
+
+    result = call_local(settings, method, params)
+    if isinstance(result, dict):
+        result.setdefault("daemon", None)
+    return result
+
+
+def _status(settings, args) -> int:
+    if args.watch:
+        return render.watch_status(lambda: call(settings, "status", {}))
+    try:
+        result = call(settings, "status", {"sync": True} if args.sync else {})
+    except DaemonNotRunning as exc:
+        if not (args.oneline or args.format == "waybar"):
+            raise
+        result = {"daemon": None, "error": exc.message}
+    if args.oneline:
+        print(render.oneline(result))
+    elif args.format == "waybar":
+        print(json.dumps(render.waybar(result)))
+    elif args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        render.status(result)
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

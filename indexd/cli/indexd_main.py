@@ -1,0 +1,164 @@
+"""`indexd`: the engine's command line (index, run, reset, mcp).
+
+This side may import the engine; `indexctl` (cli/indexctl.py) must not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+
+from ..config import load_settings
+from ..errors import IndexdError
+
+EXIT_OK, EXIT_USAGE, EXIT_ERROR = 0, 2, 4
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="indexd", description="Local code index daemon.")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    ix = sub.add_parser("index", help="index once and exit")
+    ix.add_argument("paths", nargs="*", help="only these files/folders (inside a realm)")
+    ix.add_argument("--realm", help="only this realm (default: all)")
+    ix.add_argument("--json", action="store_true", help="JSON lines progress and result")
+    ix.add_argument("--workers", type=int, help="parser processes (default: one per core)")
+    ix.add_argument("--max-file-size", type=int, help="skip files larger than this (bytes)")
+    run = sub.add_parser("run", help="run the daemon in the foreground")
+    run.add_argument("--json", action="store_true", help="log JSON lines to stderr")
+    run.add_argument("--http", help="also serve the REST API on HOST:PORT (loopback)")
+    run.add_argument("--no-embed", action="store_true", help="keyword only: do not load the model")
+    rs = sub.add_parser("reset", help="delete the index (config and caches are kept)")
+    rs.add_argument("--yes", action="store_true", help="do not ask")
+    rs.add_argument("--json", action="store_true")
+    sub.add_parser("paths", help="print where config, data, logs and socket live").add_argument(
+        "--json", action="store_true")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.cmd == "index":
+            return cmd_index(args)
+        if args.cmd == "run":
+            from ..daemon import run_daemon
+
+            return run_daemon(load_settings(), http=args.http, embed=not args.no_embed)
+        if args.cmd == "reset":
+            return cmd_reset(args)
+        if args.cmd == "paths":
+            paths = load_settings().paths.to_json()
+            print(json.dumps(paths, indent=2) if args.json else
+                  "\n".join(f"{k:12} {v}" for k, v in paths.items()))
+            return EXIT_OK
+    except IndexdError as exc:
+        _error(exc, getattr(args, "json", False))
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        return 130
+    return EXIT_USAGE
+
+
+def _error(exc: IndexdError, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps({"error": exc.to_rpc()}), flush=True)
+    else:
+        print(f"indexd: error: {exc.message}", file=sys.stderr)
+
+
+def cmd_index(args) -> int:
+    from ..pipeline import Indexer
+    from ..realms import locate
+    from ..store import Store
+
+    settings = load_settings(flags={"workers": args.workers, "max_file_size": args.max_file_size})
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
+    if not settings.realms:
+        raise IndexdError("no realms configured; add one first: indexctl realm add NAME DIR...")
+    only = None
+    if args.paths:
+        only = {}
+        for path in args.paths:
+            realm, repo, rel = locate(settings, path)
+            only.setdefault((realm, repo), []).extend(_expand(repo, rel))
+    store = Store(settings.paths.store_dir, retention_s=settings.version_retention_s)
+    progress = _json_progress if args.json else _tty_progress()
+    indexer = Indexer(settings, store, on_progress=progress)
+    report = indexer.index(args.realm, only)
+    store.optimize()
+    if not args.json:
+        progress.close()
+        _print_report(report)
+    return EXIT_OK
+
+
+def _expand(repo: str, rel: str) -> list[str]:
+    """A folder argument means every file under it (the planner filters)."""
+    from pathlib import Path
+
+    root = Path(repo)
+    target = root / rel if rel != "." else root
+    if target.is_dir():
+        return [p.relative_to(root).as_posix() for p in target.rglob("*") if p.is_file()]
+    return [rel]
+
+
+def _json_progress(event: dict) -> None:
+    print(json.dumps(event), flush=True)
+
+
+class _tty_progress:
+    """A rich progress bar on a terminal; quiet otherwise."""
+
+    def __init__(self):
+        self.bar = None
+        self.task = None
+        if sys.stderr.isatty():
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+            self.bar = Progress("[progress.description]{task.description}", BarColumn(),
+                                MofNCompleteColumn(), TimeElapsedColumn(), transient=True)
+
+    def __call__(self, event: dict) -> None:
+        if self.bar is None:
+            return
+        if event["event"] == "plan":
+            self.bar.start()
+            self.task = self.bar.add_task("indexing", total=event["to_check"])
+        elif event["event"] == "progress" and self.task is not None:
+            self.bar.update(self.task, completed=event["done"])
+
+    def close(self) -> None:
+        if self.bar is not None and self.task is not None:
+            self.bar.stop()
+
+
+def _print_report(report) -> None:
+    r = report
+    if r.parsed == 0 and r.deleted == 0 and r.touched == 0:
+        print(f"indexd: nothing changed: {r.files} files, none parsed ({r.seconds:.2f}s)")
+        return
+    skipped = ", ".join(f"{k} {v}" for k, v in sorted(r.skipped.items())) or "none"
+    print(f"indexd: {r.files} files: {r.parsed} parsed, {r.unchanged} unchanged, "
+          f"{r.touched} touched, {r.deleted} deleted, {r.failed} with parse errors; "
+          f"{r.entries} entries; skipped: {skipped} ({r.seconds:.2f}s)")
+
+
+def cmd_reset(args) -> int:
+    from ..store import Store
+
+    settings = load_settings()
+    if not args.yes and sys.stdin.isatty():
+        answer = input(f"delete the index at {settings.paths.store_dir}? [y/N] ")
+        if answer.strip().lower() not in ("y", "yes"):
+            return EXIT_OK
+    Store.destroy(settings.paths.store_dir)
+    print(json.dumps({"reset": str(settings.paths.store_dir)}) if args.json
+          else f"indexd: removed {settings.paths.store_dir}")
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

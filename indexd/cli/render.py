@@ -1,0 +1,135 @@
+"""Human output for indexctl: ripgrep-like result lines, status tables.
+
+Plain ANSI (no rich) so the client starts fast; colour only on a terminal.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+_TTY = sys.stdout.isatty()
+
+
+def _c(code: str, text: str) -> str:
+    return f"\033[{code}m{text}\033[0m" if _TTY else text
+
+
+def dim(text: str) -> str:
+    return _c("2", text)
+
+
+def search(result: dict) -> None:
+    for hit in result.get("results", []):
+        where = _c("35", hit["path"]) + ":" + _c("32", str(hit["start_line"]))
+        name = hit.get("symbol") or ""
+        print(f"{where} {_c('36', hit['kind'])} {_c('1', name)}".rstrip())
+        if hit.get("snippet"):
+            print("    " + dim(hit["snippet"]))
+        if hit.get("context"):
+            for line in hit["context"].splitlines():
+                print("    " + line)
+    footer = f"{result.get('total', 0)} results in {result.get('took_ms', 0)} ms"
+    if result.get("stale"):
+        footer += f" (stale: {result.get('pending')} pending)"
+    if result.get("daemon", "") is None:
+        footer += " (daemon not running: read from the store)"
+    print(dim(footer), file=sys.stderr)
+
+
+def symbols(result: dict) -> None:
+    for hit in result.get("results", []):
+        indent = "  " * max(0, (hit.get("symbol") or "").count("."))
+        label = hit.get("symbol") or hit["path"]
+        print(f"{hit['start_line']:>5}-{hit['end_line']:<5} {indent}{_c('36', hit['kind'])} {label}")
+
+
+def realm(result: dict) -> None:
+    if "realms" in result:
+        if not result["realms"]:
+            print("no realms; add one with: indexctl realm add NAME DIR...")
+        for r in result["realms"]:
+            print(_c("1", r["name"]))
+            for repo in r["repos"]:
+                print(f"  {repo}")
+        return
+    for key in ("added", "removed"):
+        if key in result:
+            items = result[key] or ["nothing"]
+            print(f"{result['realm']}: {key} " + ", ".join(items))
+
+
+def generic(result: dict) -> None:
+    for key, value in result.items():
+        if isinstance(value, (dict, list)):
+            value = json.dumps(value)
+        print(f"{key}: {value}")
+
+
+def _age(ts) -> str:
+    if not ts:
+        return "never"
+    s = time.time() - ts
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if s >= size:
+            return f"{s / size:.0f}{unit} ago"
+    return f"{s:.0f}s ago"
+
+
+def status(result: dict) -> None:
+    d = result.get("daemon")
+    if d:
+        print(f"daemon pid {d.get('pid')} up {d.get('uptime_s', 0):.0f}s rss {d.get('rss_mb', 0):.0f} MB"
+              f"  lag {result.get('index_lag_s', 0):.1f}s  pending {result.get('pending', 0)}")
+        for stage, depth in (result.get("queues") or {}).items():
+            print(f"  queue {stage}: {depth}")
+    else:
+        print("daemon: not running (start it with: indexd run); figures read from the store")
+    for realm in result.get("realms", []):
+        print(_c("1", f"realm {realm['name']}"))
+        for repo in realm["repos"]:
+            skipped = ", ".join(f"{k} {v}" for k, v in sorted(repo.get("skipped", {}).items())) or "none"
+            watch = f" watcher {repo['watcher']}" if repo.get("watcher") else ""
+            print(f"  {repo['repo']}: {repo['files']} files, {repo['entries']} entries, "
+                  f"{repo['failed']} parse failures, skipped: {skipped}, pending {repo.get('pending', 0)}, "
+                  f"indexed {_age(repo.get('last_indexed'))}{watch}")
+            for f in repo.get("parse_failures", [])[:5]:
+                print(dim(f"    {f['path']}: {f['error']}"))
+    store = result.get("store")
+    if store:
+        print(dim(f"store {store['path']} {store['bytes'] / 1e6:.1f} MB, versions {store.get('versions')}"))
+
+
+def oneline(result: dict) -> str:
+    if not result.get("daemon"):
+        return "indexd ✗ down"
+    pending = result.get("pending", 0)
+    lag = result.get("index_lag_s") or 0.0
+    if result.get("error_state"):
+        return f"indexd ! {result['error_state']}"
+    if pending:
+        return f"indexd ⟳ {pending} pending {lag:.1f}s"
+    return f"indexd ✓ {lag:.1f}s"
+
+
+def waybar(result: dict) -> dict:
+    text = oneline(result)
+    cls = "down" if not result.get("daemon") else ("indexing" if result.get("pending") else "fresh")
+    return {"text": text, "class": cls, "tooltip": f"pending {result.get('pending', 0)}, "
+            f"lag {result.get('index_lag_s') or 0:.1f}s", "alt": cls}
+
+
+def watch_status(fetch) -> int:
+    try:
+        while True:
+            try:
+                result = fetch()
+                line = oneline(result)
+            except Exception as exc:  # noqa: BLE001 - keep the live view alive
+                line = f"indexd ✗ {exc}"
+            print("\r\033[K" + line, end="", flush=True)
+            time.sleep(1.0)
+    except KeyboardInterrupt:
+        print()
+        return 0

@@ -1,0 +1,203 @@
+"""Settings: defaults < config.toml < INDEXD_* environment < CLI flags.
+
+The only module that reads the environment or the config file. Everything
+else receives a frozen ``Settings``. ``INDEXD_HOME=DIR`` puts every path
+(config, data, cache, logs, socket) under DIR, which is how tests isolate.
+Imports nothing heavy: the client uses it.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+
+from .errors import ConfigError
+
+APP = "indexd"
+CONFIG_NAME = "config.toml"
+
+
+@dataclass(frozen=True)
+class Paths:
+    config_dir: Path
+    data_dir: Path
+    cache_dir: Path
+    log_dir: Path
+    runtime_dir: Path
+
+    @property
+    def config_file(self) -> Path:
+        return self.config_dir / CONFIG_NAME
+
+    @property
+    def store_dir(self) -> Path:
+        return self.data_dir / "lancedb"
+
+    @property
+    def socket(self) -> Path:
+        return self.runtime_dir / "indexd.sock"
+
+    @property
+    def lock_file(self) -> Path:
+        return self.runtime_dir / "indexd.lock"
+
+    @property
+    def log_file(self) -> Path:
+        return self.log_dir / "indexd.log"
+
+    def to_json(self) -> dict:
+        return {f.name: str(getattr(self, f.name)) for f in fields(self)} | {
+            "config_file": str(self.config_file), "store_dir": str(self.store_dir),
+            "socket": str(self.socket), "log_file": str(self.log_file)}
+
+
+@dataclass(frozen=True)
+class Settings:
+    paths: Paths
+    realms: dict = field(default_factory=dict)      # name -> tuple of absolute repo paths
+    include: tuple = ()                              # globs; empty = everything
+    exclude: tuple = ()                              # globs, gitignore syntax
+    max_file_size: int = 1 << 20
+    debounce_ms: int = 250
+    max_delay_ms: int = 2000
+    workers: int = 0                                 # 0 = one per core
+    embed_model: str = "default"
+    embed_batch: int = 32
+    summarize: str = "docstring"                     # off | docstring | llm
+    ollama_url: str = "http://127.0.0.1:11434"
+    ollama_model: str = ""
+    secret_allow: tuple = ()                         # globs exempt from secret checks
+    version_retention_s: int = 300                   # keep old store versions for live readers
+
+    def realm_repos(self, realm: str | None) -> list[tuple[str, str]]:
+        """(realm, repo) pairs for one realm, or all realms when None."""
+        if realm is not None and realm not in self.realms:
+            from .errors import RealmError
+
+            known = ", ".join(sorted(self.realms)) or "none"
+            raise RealmError(f"unknown realm {realm!r} (known: {known}); "
+                             f"add it with: indexctl realm add {realm} PATH...")
+        names = [realm] if realm else sorted(self.realms)
+        return [(name, repo) for name in names for repo in self.realms[name]]
+
+
+# Scalar settings that the file, env (INDEXD_<NAME>) and flags may set.
+_SCALARS = {f.name: f for f in fields(Settings) if f.name not in ("paths", "realms")}
+
+
+def default_paths(env: dict) -> Paths:
+    home = env.get("INDEXD_HOME")
+    if home:
+        root = Path(home).expanduser().absolute()
+        return Paths(root / "config", root / "data", root / "cache", root / "log", root)
+    import platformdirs
+
+    runtime = env.get("XDG_RUNTIME_DIR")
+    # Without XDG_RUNTIME_DIR platformdirs falls back to a shared temp path; a
+    # private per-user directory under /tmp keeps the socket ours (0700).
+    run_dir = Path(runtime) / APP if runtime else Path("/tmp") / f"{APP}-{os.getuid()}"
+    return Paths(
+        Path(platformdirs.user_config_dir(APP)), Path(platformdirs.user_data_dir(APP)),
+        Path(platformdirs.user_cache_dir(APP)), Path(platformdirs.user_log_dir(APP)),
+        run_dir)
+
+
+def load_settings(env: dict | None = None, flags: dict | None = None) -> Settings:
+    env = dict(os.environ if env is None else env)
+    paths = default_paths(env)
+    raw = read_config_file(paths.config_file)
+    values: dict = {}
+    for name, value in raw.items():
+        if name in _SCALARS:
+            values[name] = _coerce(name, value, f"{paths.config_file}")
+    for name in _SCALARS:
+        key = f"INDEXD_{name.upper()}"
+        if key in env:
+            values[name] = _coerce(name, env[key], key)
+    for name, value in (flags or {}).items():
+        if value is not None:
+            if name not in _SCALARS:
+                raise ConfigError(f"unknown setting {name!r}")
+            values[name] = _coerce(name, value, f"--{name.replace('_', '-')}")
+    realms = _realms(raw.get("realms", {}), paths.config_file)
+    return Settings(paths=paths, realms=realms, **values)
+
+
+def read_config_file(path: Path) -> dict:
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        return {}
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read config: {exc.strerror}") from exc
+
+
+def _coerce(name: str, value, where: str):
+    default = _SCALARS[name].default
+    kind = type(default) if not isinstance(default, tuple) else tuple
+    try:
+        if kind is tuple:
+            if isinstance(value, str):
+                value = [v.strip() for v in value.split(",") if v.strip()]
+            return tuple(str(v) for v in value)
+        if kind is int:
+            return int(value)
+        return str(value)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{where}: {name} must be {kind.__name__}, got {value!r}") from exc
+
+
+def _realms(raw, where: Path) -> dict:
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where}: [realms] must be a table of name = [paths]")
+    realms = {}
+    for name, repos in raw.items():
+        if isinstance(repos, dict):
+            repos = repos.get("repos", [])
+        if not isinstance(repos, list) or not all(isinstance(r, str) for r in repos):
+            raise ConfigError(f"{where}: realms.{name} must be a list of paths")
+        realms[name] = tuple(str(Path(r).expanduser()) for r in repos)
+    return realms
+
+
+def with_realms(settings: Settings, realms: dict) -> Settings:
+    return replace(settings, realms=realms)
+
+
+def save_realms(paths: Paths, realms: dict) -> None:
+    """Rewrite the [realms] table of config.toml, keeping every other line."""
+    path = paths.config_file
+    path.parent.mkdir(parents=True, exist_ok=True)
+    kept = _lines_outside_realms(path.read_text(encoding="utf-8") if path.exists() else "")
+    out = kept.rstrip("\n")
+    out += ("\n\n" if out else "") + "[realms]\n"
+    for name in sorted(realms):
+        items = ", ".join(_toml_str(r) for r in realms[name])
+        out += f"{_toml_key(name)} = [{items}]\n"
+    tmp = path.with_suffix(".toml.tmp")
+    tmp.write_text(out, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _lines_outside_realms(text: str) -> str:
+    keep, inside = [], False
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("["):
+            inside = stripped.startswith("[realms")
+        if not inside:
+            keep.append(line)
+    return "\n".join(keep)
+
+
+def _toml_str(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _toml_key(s: str) -> str:
+    return s if s.replace("-", "").replace("_", "").isalnum() else _toml_str(s)

@@ -1,0 +1,511 @@
+"""Markdown -> sections, links and frontmatter.
+
+Owns everything this index knows about a markdown file:
+
+* YAML frontmatter (``meta["frontmatter"]``) and the title (``meta["title"]``);
+* one ``section`` entry per heading (ATX and setext), nested by level, plus a
+  ``(preamble)`` section for text before the first heading;
+* links (inline, images, reference definitions, autolinks, HTML href/src,
+  bare URLs), classified as url / anchor / file, with a ``broken`` flag for
+  anchors (checked against this file's GitHub-style heading slugs) and for
+  file links (checked through the injected ``exists`` callable).
+
+Pure: text in, ParseResult out; the only file-system knowledge is ``exists``.
+This is a line-based reader, not a full CommonMark parser: it knows enough
+block structure (fences, indented code, list/quote containers, paragraphs) to
+avoid false headings and links, and no more.
+"""
+
+from __future__ import annotations
+
+import datetime
+import posixpath
+import re
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+from urllib.parse import unquote
+
+import yaml
+
+from ..model import Entry, Link, ParseResult, content_hash
+
+MAX_BODY = 2000
+MAX_DOC = 500
+MAX_HEADING = 1000
+PREAMBLE = "(preamble)"
+UNTITLED = "(untitled)"
+
+# Block structure. Headings and fences may be indented by at most 3 spaces;
+# four or more make an indented code block (CommonMark).
+_FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+_ATX_RE = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
+_ATX_CLOSE_RE = re.compile(r"(?:^|[ \t]+)#+$")
+_SETEXT_RE = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+_RULE_RE = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
+# List items and block quotes: a setext underline below them is a rule, not
+# a heading, so they never open a paragraph that could become one.
+_CONTAINER_RE = re.compile(r"^ {0,3}(?:(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)|>)")
+
+# Links. Possessive quantifiers (Python 3.11+) keep these linear on
+# pathological input such as long runs of brackets or spaces.
+_INLINE_RE = re.compile(
+    r"""(!?)\[((?:[^\[\]\\]|\\.|\[(?:[^\[\]\\]|\\.)*+\])*+)\]
+        \([ \t]*+
+        (<[^<>\n]*>|(?:[^\s()\\]|\\.|\((?:[^\s()\\]|\\.)*+\))*+)
+        (?:[ \t]++(?:"[^"]*"|'[^']*'|\([^()]*\)))?
+        [ \t]*+\)""",
+    re.X,
+)
+_REFDEF_RE = re.compile(r"^ {0,3}\[((?:[^\[\]\\]|\\.)+)\]:[ \t]*(<[^<>\n]*>|\S+)")
+_AUTOLINK_RE = re.compile(r"<([a-zA-Z][a-zA-Z0-9+.\-]{1,31}:[^\s<>]*)>")
+_EMAIL_AUTOLINK_RE = re.compile(r"<([\w.!#$%&'*+/=?^`{|}~\-]+@[\w\-]+(?:\.[\w\-]+)+)>")
+_HTML_ATTR_RE = re.compile(r"\b(?:href|src)[ \t]*=[ \t]*(?:\"([^\"]*)\"|'([^']*)')", re.I)
+_BARE_URL_RE = re.compile(r"(?<![\w/])(?:https?|ftp)://[^\s<>\"'`]+")
+_SCHEME_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.\-]+:")
+_BACKTICKS_RE = re.compile(r"`+")
+
+# Inline markup removed from heading names.
+_LINK_TEXT_RE = re.compile(r"!?\[((?:[^\[\]]|\[[^\[\]]*\])*)\](?:\([^()]*(?:\([^()]*\)[^()]*)*\)|\[[^\]]*\])")
+_CODE_SPAN_RE = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)")
+_HTML_TAG_RE = re.compile(r"</?[a-zA-Z][^<>]*>")
+_STRONG_RE = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+_EM_STAR_RE = re.compile(r"(?<![\w*])\*(?=\S)(.+?)(?<=\S)\*(?![\w*])")
+_EM_UNDER_RE = re.compile(r"(?<![\w_])_(?=\S)(.+?)(?<=\S)_(?![\w_])")
+_STRIKE_RE = re.compile(r"~~(?=\S)(.+?)(?<=\S)~~")
+_ESCAPE_RE = re.compile(r"\\([!-/:-@\[-`{-~])")
+_HTML_ID_RE = re.compile(r"<[a-zA-Z][^<>]*?\b(?:id|name)[ \t]*=[ \t]*[\"']([^\"']+)[\"']", re.I)
+
+
+@dataclass
+class _Heading:
+    start: int          # 0-based index of the first heading line
+    end: int            # 0-based index of the last one (the setext underline)
+    level: int
+    text: str           # inline source of the heading text
+    signature: str
+
+
+@dataclass
+class _State:
+    """What extraction has produced so far, so a failure can still return it."""
+
+    entries: list
+    links: list
+    meta: dict
+
+
+def extract_markdown(text: str, path: str,
+                     exists: Callable[[str], bool] | None = None) -> ParseResult:
+    state = _State([], [], {})
+    error = None
+    try:
+        _extract(text, path, exists, state)
+    except Exception as exc:  # noqa: BLE001 - malformed input is data, not a crash
+        error = f"markdown: {type(exc).__name__}: {_one_line(str(exc))}"
+    return ParseResult(language="markdown", entries=tuple(state.entries),
+                       links=tuple(state.links), error=error, meta=state.meta)
+
+
+def _extract(text: str, path: str, exists, state: _State) -> None:
+    lines = split_lines(text)
+    first = _frontmatter(lines, state.meta)
+    headings, kinds = _scan_blocks(lines, first)
+    # Capped: a heading is a title, and the inline regexes are not linear.
+    names = [_plain(h.text[:MAX_HEADING]) or UNTITLED for h in headings]
+    fm_title = state.meta.get("frontmatter", {}).get("title")
+    h1 = next((n for h, n in zip(headings, names) if h.level == 1), None)
+    state.meta["title"] = str(fm_title) if fm_title is not None else h1
+    state.entries.extend(_sections(lines, first, headings, names, kinds))
+    anchors = _anchor_set(names, lines, kinds)
+    state.links.extend(_links(lines, kinds, path, anchors, exists))
+
+
+def split_lines(text: str) -> list[str]:
+    """Split on \\n only (editors and tree-sitter count lines the same way)."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+
+
+def _one_line(msg: str) -> str:
+    return " ".join(msg.split())[:300]
+
+
+# --- frontmatter -------------------------------------------------------------
+
+def _frontmatter(lines: list[str], meta: dict) -> int:
+    """Parse a leading ``---`` block into meta; return the first line after it."""
+    if not lines or lines[0].rstrip() != "---":
+        return 0
+    close = next((i for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "...")), None)
+    if close is None:
+        return 0  # an unclosed '---' is a thematic break, not frontmatter
+    try:
+        data = yaml.safe_load("\n".join(lines[1:close]))
+    except Exception as exc:  # noqa: BLE001 - bad frontmatter must not fail the file
+        meta["frontmatter_error"] = _yaml_error(exc, offset=1)
+        return close + 1
+    if data is None:
+        data = {}
+    if isinstance(data, dict):
+        meta["frontmatter"] = _plain_data(data)
+    else:
+        meta["frontmatter_error"] = f"frontmatter is a {type(data).__name__}, not a mapping"
+    return close + 1
+
+
+def _yaml_error(exc: Exception, offset: int) -> str:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc)
+    if mark is not None:
+        return f"YAML error at line {mark.line + 1 + offset}: {_one_line(str(problem))}"
+    return f"YAML error: {_one_line(str(problem))}"
+
+
+def _plain_data(value, depth: int = 0):
+    """Make YAML values JSON-safe (dates -> ISO strings) so meta can be stored.
+
+    Depth-limited because YAML aliases can build self-referencing structures.
+    """
+    if depth > 32:
+        return "..."
+    if isinstance(value, dict):
+        return {str(k): _plain_data(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set)):
+        return [_plain_data(v, depth + 1) for v in value]
+    if isinstance(value, (datetime.date, datetime.datetime, datetime.time)):
+        return value.isoformat()
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
+
+
+# --- block structure ---------------------------------------------------------
+
+def _scan_blocks(lines: list[str], first: int) -> tuple[list[_Heading], list[str]]:
+    """Find headings and classify every line.
+
+    kinds[i] is one of: front, code, blank, heading, rule, text.
+    """
+    kinds = ["front"] * len(lines)
+    headings: list[_Heading] = []
+    fence: tuple[str, int] | None = None
+    para: int | None = None          # first line of the open paragraph
+    container = False                # inside a list item / quote until a blank line
+    for i in range(first, len(lines)):
+        line = lines[i]
+        if fence is not None:
+            kinds[i] = "code"
+            if _closes_fence(line, fence):
+                fence = None
+            continue
+        m = _FENCE_RE.match(line)
+        if m and not (m.group(1)[0] == "`" and "`" in m.group(2)):
+            fence, para, container = (m.group(1)[0], len(m.group(1))), None, False
+            kinds[i] = "code"
+            continue
+        if not line.strip():
+            para, container, kinds[i] = None, False, "blank"
+            continue
+        m = _ATX_RE.match(line)
+        if m:
+            content = _ATX_CLOSE_RE.sub("", (m.group(2) or "").strip()).strip()
+            headings.append(_Heading(i, i, len(m.group(1)), content, line.strip()))
+            para, container, kinds[i] = None, False, "heading"
+            continue
+        m = _SETEXT_RE.match(line)
+        if m and para is not None:
+            text = " ".join(lines[j].strip() for j in range(para, i))
+            level = 1 if m.group(1)[0] == "=" else 2
+            headings.append(_Heading(para, i, level, text, text))
+            kinds[para:i + 1] = ["heading"] * (i + 1 - para)
+            para = None
+            continue
+        kinds[i] = _body_kind(line, para is not None, container)
+        if kinds[i] == "rule" or _CONTAINER_RE.match(line):
+            para, container = None, container or kinds[i] != "rule"
+        elif kinds[i] == "text" and para is None and not container:
+            para = i
+    return headings, kinds
+
+
+def _body_kind(line: str, in_para: bool, container: bool) -> str:
+    if _RULE_RE.match(line):
+        return "rule"
+    indent = len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip(" "))
+    if indent >= 4 and not in_para and not container:
+        return "code"  # indented code block; cannot interrupt a paragraph
+    return "text"
+
+
+def _closes_fence(line: str, fence: tuple[str, int]) -> bool:
+    stripped = line.strip()
+    indent = len(line) - len(line.lstrip(" "))
+    char, length = fence
+    return (indent <= 3 and len(stripped) >= length
+            and stripped == char * len(stripped))
+
+
+# --- sections ----------------------------------------------------------------
+
+def _sections(lines, first, headings, names, kinds) -> list[Entry]:
+    out: list[Entry] = []
+    pre_end = headings[0].start if headings else len(lines)
+    pre = [i for i in range(first, pre_end) if lines[i].strip()]
+    if pre:
+        out.append(_entry(lines, kinds, PREAMBLE, PREAMBLE, None, 0, pre[0], pre[-1],
+                          lines[pre[0]].strip(), pre[0]))
+    ends = _section_ends(headings, len(lines))
+    parents = _parents(headings)
+    used: set[str] = set()
+    quals: list[str] = []
+    for k, h in enumerate(headings):
+        parent = quals[parents[k]] if parents[k] is not None else None
+        qual = _unique(f"{parent} > {names[k]}" if parent else names[k], used)
+        quals.append(qual)
+        end = _trim_blank(lines, h.end, ends[k])
+        out.append(_entry(lines, kinds, names[k], qual, parent, h.level, h.start, end,
+                          h.signature, h.end + 1))
+    return out
+
+
+def _section_ends(headings: list[_Heading], n_lines: int) -> list[int]:
+    """0-based last line of each section: before the next heading of level <= its own."""
+    ends = [n_lines - 1] * len(headings)
+    open_: list[int] = []
+    for k, h in enumerate(headings):
+        while open_ and headings[open_[-1]].level >= h.level:
+            ends[open_.pop()] = h.start - 1
+        open_.append(k)
+    return ends
+
+
+def _parents(headings: list[_Heading]) -> list[int | None]:
+    """Index of the nearest preceding heading with a lower level, per heading."""
+    parents: list[int | None] = []
+    stack: list[int] = []
+    for k, h in enumerate(headings):
+        while stack and headings[stack[-1]].level >= h.level:
+            stack.pop()
+        parents.append(stack[-1] if stack else None)
+        stack.append(k)
+    return parents
+
+
+def _unique(qual: str, used: set[str]) -> str:
+    """Qualnames must be unique within a file; repeats get ' (2)', ' (3)', ..."""
+    if qual in used:
+        n = 2
+        while f"{qual} ({n})" in used:
+            n += 1
+        qual = f"{qual} ({n})"
+    used.add(qual)
+    return qual
+
+
+def _trim_blank(lines: list[str], floor: int, end: int) -> int:
+    while end > floor and not lines[end].strip():
+        end -= 1
+    return end
+
+
+def _entry(lines, kinds, name, qual, parent, level, start, end, signature, doc_from) -> Entry:
+    text = "\n".join(lines[start:end + 1])
+    return Entry(kind="section", name=name, qualname=qual, start_line=start + 1,
+                 end_line=end + 1, signature=signature[:MAX_BODY],
+                 doc=_first_paragraph(lines, kinds, doc_from, end), parent=parent,
+                 content_hash=content_hash(text), body=text[:MAX_BODY], level=level)
+
+
+def _first_paragraph(lines, kinds, start: int, end: int) -> str:
+    """First run of text lines before any sub-heading (code blocks are skipped)."""
+    para: list[str] = []
+    for i in range(start, end + 1):
+        if kinds[i] == "heading":
+            break
+        if kinds[i] == "text":
+            para.append(lines[i].strip())
+        elif para:
+            break
+    return " ".join(para)[:MAX_DOC]
+
+
+def _plain(text: str) -> str:
+    """Heading source -> the text a reader sees (links, code, emphasis removed)."""
+    text = _LINK_TEXT_RE.sub(lambda m: m.group(1), text)
+    parts: list[str] = []
+    pos = 0
+    for m in _CODE_SPAN_RE.finditer(text):
+        parts.append(_strip_inline(text[pos:m.start()]))
+        parts.append(m.group(2).strip())  # code span content is literal
+        pos = m.end()
+    parts.append(_strip_inline(text[pos:]))
+    return " ".join("".join(parts).split())
+
+
+def _strip_inline(text: str) -> str:
+    text = _HTML_TAG_RE.sub("", text)
+    for rx in (_STRONG_RE, _STRIKE_RE):
+        text = rx.sub(lambda m: m.group(m.lastindex), text)
+    text = _EM_STAR_RE.sub(r"\1", text)
+    text = _EM_UNDER_RE.sub(r"\1", text)
+    return _ESCAPE_RE.sub(r"\1", text)
+
+
+# --- anchors -----------------------------------------------------------------
+
+def github_slug(text: str) -> str:
+    """GitHub heading id: lowercase, punctuation dropped, each space -> '-'."""
+    keep = []
+    for ch in text.lower():
+        cat = unicodedata.category(ch)
+        if ch in " -" or cat[0] in "LN" or cat in ("Mn", "Mc", "Me", "Pc"):
+            keep.append("-" if ch == " " else ch)
+    return "".join(keep)
+
+
+def _anchor_set(names: list[str], lines: list[str], kinds: list[str]) -> set[str]:
+    """Every fragment that resolves in this file: heading slugs and HTML ids."""
+    seen: dict[str, int] = {}
+    anchors = {"top"}  # browsers scroll to the top for #top
+    for name in names:
+        anchors.add(_next_slug(github_slug(name if name != UNTITLED else ""), seen))
+    for line, kind in zip(lines, kinds):
+        if kind in ("text", "heading"):
+            anchors.update(m.group(1).lower() for m in _HTML_ID_RE.finditer(line))
+    return anchors
+
+
+def _next_slug(slug: str, seen: dict[str, int]) -> str:
+    """Duplicate slugs get -1, -2, ... exactly as github-slugger does."""
+    original = slug
+    while slug in seen:
+        seen[original] += 1
+        slug = f"{original}-{seen[original]}"
+    seen[slug] = 0
+    return slug
+
+
+# --- links -------------------------------------------------------------------
+
+def _links(lines, kinds, path, anchors, exists) -> list[Link]:
+    out: list[Link] = []
+    for i, (line, kind) in enumerate(zip(lines, kinds)):
+        if kind not in ("text", "heading") or not any(c in line for c in "[<:"):
+            continue
+        for target, text, forced in _line_links(_mask_code_spans(line)):
+            lk = forced or classify_target(target)
+            out.append(Link(line=i + 1, target=target, kind=lk, text=text,
+                            broken=_is_broken(lk, target, path, anchors, exists)))
+    return out
+
+
+def _mask_code_spans(line: str) -> str:
+    """Blank out `code spans` (same length, so positions stay) in linear time."""
+    runs = [(m.start(), m.end()) for m in _BACKTICKS_RE.finditer(line)]
+    if len(runs) < 2:
+        return line
+    chars = list(line)
+    k = 0
+    while k < len(runs):
+        s, e = runs[k]
+        close = next((j for j in range(k + 1, len(runs))
+                      if runs[j][1] - runs[j][0] == e - s), None)
+        if close is None:
+            k += 1
+            continue
+        for p in range(s, runs[close][1]):
+            chars[p] = " "
+        k = close + 1
+    return "".join(chars)
+
+
+def _line_links(line: str) -> list[tuple[str, str, str | None]]:
+    """(target, text, forced kind) for every link on one line, left to right."""
+    found: list[tuple[int, str, str, str | None]] = []
+
+    def take(pos: int, target: str, text: str, forced: str | None = None) -> None:
+        target = target.strip()
+        if target.startswith("<") and target.endswith(">"):
+            target = target[1:-1].strip()
+        if target:
+            found.append((pos, target, text, forced))
+
+    def inline(m: re.Match, base: int = 0) -> str:
+        take(base + m.start(), _ESCAPE_RE.sub(r"\1", m.group(3)), _plain(m.group(2)))
+        for inner in _INLINE_RE.finditer(m.group(2)):  # [![badge](img)](link)
+            inline(inner, base + m.start(2))
+        return " " * len(m.group(0))
+
+    m = _REFDEF_RE.match(line)
+    if m and not m.group(1).startswith("^"):  # [^1]: is a footnote, not a link
+        take(m.start(2), m.group(2), m.group(1))
+        line = line[:m.start()] + " " * (m.end() - m.start()) + line[m.end():]
+    line = _INLINE_RE.sub(inline, line)
+    line = _AUTOLINK_RE.sub(lambda m: _taken(take, m, "url"), line)
+    line = _EMAIL_AUTOLINK_RE.sub(lambda m: _taken(take, m, "url"), line)
+    line = _HTML_ATTR_RE.sub(lambda m: _taken(take, m, None), line)
+    for m in _BARE_URL_RE.finditer(line):
+        take(m.start(), _trim_url(m.group(0)), "", "url")
+    return [(t, x, f) for _, t, x, f in sorted(found, key=lambda f: f[0])]
+
+
+def _taken(take, m: re.Match, forced: str | None) -> str:
+    take(m.start(), m.group(1) if m.group(1) is not None else m.group(2), "", forced)
+    return " " * len(m.group(0))
+
+
+def _trim_url(url: str) -> str:
+    """Drop trailing punctuation that belongs to the sentence, not the URL."""
+    while url:
+        if url[-1] in ".,;:!?*_~'\"":
+            url = url[:-1]
+        elif url[-1] == ")" and url.count(")") > url.count("("):
+            url = url[:-1]
+        else:
+            break
+    return url
+
+
+def classify_target(target: str) -> str:
+    if target.startswith("#"):
+        return "anchor"
+    if target.startswith("//") or _SCHEME_RE.match(target):
+        return "url"
+    return "file"
+
+
+def resolve_link(source: str, target: str) -> str | None:
+    """Repo-relative POSIX path a file link points at.
+
+    "" for a link to the file itself (``?x`` or ``#a`` only), "." for the repo
+    root, None when ``..`` climbs out of the repo. A leading ``/`` means the
+    repo root, as on GitHub.
+    """
+    t = unquote(target.split("#", 1)[0].split("?", 1)[0])
+    if not t:
+        return ""
+    base = "" if t.startswith("/") else posixpath.dirname(source)
+    norm = posixpath.normpath(posixpath.join(base, t.lstrip("/")))
+    if norm == ".." or norm.startswith("../"):
+        return None
+    return norm
+
+
+def _is_broken(kind, target, path, anchors, exists) -> bool:
+    if kind == "anchor":
+        frag = unquote(target[1:]).lower()
+        return bool(frag) and frag not in anchors
+    if kind != "file" or exists is None:
+        return False
+    resolved = resolve_link(path, target)
+    if resolved is None:
+        return True
+    if resolved in ("", "."):
+        return False
+    try:
+        return not exists(resolved)
+    except Exception:  # noqa: BLE001 - a failing probe must not fail the parse
+        return False

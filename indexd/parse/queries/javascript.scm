@@ -1,0 +1,50 @@
+; JavaScript symbols for indexd. Captures are documented in indexd/parse/code.py.
+
+(function_declaration name: (identifier) @name) @definition.function
+(generator_function_declaration name: (identifier) @name) @definition.function
+
+(class_declaration name: (identifier) @name) @definition.class
+
+; Methods (including getters/setters and constructors); they become methods
+; because they sit inside a class.
+(method_definition name: (_) @name) @definition.function
+
+; Class fields holding a function: `handle = () => {}`.
+(field_definition
+  property: (property_identifier) @name
+  value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+
+; const/let/var bound to an arrow function or function expression.
+(lexical_declaration
+  (variable_declarator
+    name: (identifier) @name
+    value: [(arrow_function) (function_expression) (generator_function)])) @definition.function
+(variable_declaration
+  (variable_declarator
+    name: (identifier) @name
+    value: [(arrow_function) (function_expression) (generator_function)])) @definition.function
+
+; Top-level UPPER_CASE constants (plain or exported).
+(program
+  (lexical_declaration
+    (variable_declarator
+      name: (identifier) @name
+      (#match? @name "^[A-Z][A-Z0-9_]*$"))) @definition.constant)
+(program
+  (export_statement
+    declaration: (lexical_declaration
+      (variable_declarator
+        name: (identifier) @name
+        (#match? @name "^[A-Z][A-Z0-9_]*$"))) @definition.constant))
+
+; References.
+(call_expression function: (identifier) @name) @reference.call
+(call_expression
+  function: (member_expression property: (property_identifier) @name)) @reference.call
+(new_expression constructor: (identifier) @name) @reference.call
+(import_statement source: (string (string_fragment) @name)) @reference.import
+(export_statement source: (string (string_fragment) @name)) @reference.import
+(call_expression
+  function: (identifier) @_require
+  arguments: (arguments . (string (string_fragment) @name))
+  (#eq? @_require "require")) @reference.import

@@ -1,0 +1,254 @@
+"""The indexing pipeline: list -> stat -> hash -> parse -> rows -> store.
+
+One path through here serves the one-shot ``indexd index`` and the daemon's
+incremental reindex. Work per file is a pure function (``process_file``)
+run in worker processes for large batches and inline for small ones; the
+single store writer is the caller's thread.
+
+Change detection is three-tiered: a file whose (size, mtime_ns, inode) is
+unchanged is never read; a changed stat whose content hash is unchanged only
+refreshes the stat cache; only a changed hash is parsed and rewritten.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from .config import Settings
+from .model import FAILED, INDEXED, SKIPPED, FileRecord, file_key
+from .parse import detect_language, parse_source
+from .scan.listing import list_files
+from .scan.reader import Skip, read_source, stat_key
+from .store import FileWrite, Store
+from .store.rows import entry_rows, link_rows
+
+log = logging.getLogger(__name__)
+
+WRITE_BATCH = 256          # files per store commit
+POOL_THRESHOLD = 64        # below this many files, parse inline
+
+
+@dataclass(frozen=True)
+class Job:
+    realm: str
+    repo: str
+    path: str
+    known_hash: str
+    known_status: str
+    known_reason: str
+    max_size: int
+    allow: tuple
+
+
+@dataclass
+class Outcome:
+    record: FileRecord | None = None
+    write: FileWrite | None = None     # entries/links to replace
+    touched: bool = False              # same content, only the stat changed
+    vanished: bool = False
+
+
+@dataclass
+class Plan:
+    realm: str
+    repo: str
+    jobs: list[Job] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)      # file keys
+    listed: int = 0
+    unchanged: int = 0
+    skipped: list[FileRecord] = field(default_factory=list)
+
+
+@dataclass
+class Report:
+    files: int = 0
+    unchanged: int = 0
+    hashed: int = 0
+    parsed: int = 0
+    touched: int = 0
+    deleted: int = 0
+    failed: int = 0
+    entries: int = 0
+    skipped: Counter = field(default_factory=Counter)
+    seconds: float = 0.0
+    changed_paths: list = field(default_factory=list)  # (realm, repo, path) written or deleted
+    vanished: list = field(default_factory=list)       # keys of known files gone mid-run
+
+    def to_json(self) -> dict:
+        return {"files": self.files, "unchanged": self.unchanged, "hashed": self.hashed,
+                "parsed": self.parsed, "touched": self.touched, "deleted": self.deleted,
+                "failed": self.failed, "entries": self.entries,
+                "skipped": dict(self.skipped), "seconds": round(self.seconds, 3)}
+
+
+def process_file(job: Job) -> Outcome:
+    """Read, hash and (when the hash changed) parse one file. Runs in workers."""
+    root = Path(job.repo)
+    src = read_source(root, job.path, job.max_size, job.allow)
+    base = FileRecord(realm=job.realm, repo=job.repo, path=job.path, indexed_at=time.time())
+    if isinstance(src, Skip):
+        if src.detail == "vanished":
+            return Outcome(vanished=True)
+        rec = replace(base, size=src.size, mtime_ns=src.mtime_ns, inode=src.inode,
+                      status=SKIPPED, reason=f"{src.reason}: {src.detail}")
+        return Outcome(record=rec, write=FileWrite(rec, [], []))
+    language = detect_language(job.path, src.text[:256])
+    rec = replace(base, hash=src.hash, size=src.size, mtime_ns=src.mtime_ns,
+                  inode=src.inode, language=language)
+    if src.hash == job.known_hash and job.known_status != SKIPPED:
+        rec = replace(rec, status=job.known_status, reason=job.known_reason)
+        return Outcome(record=rec, touched=True)
+
+    def exists(rel: str) -> bool:
+        return (root / rel).exists()
+
+    result = parse_source(job.path, src.text, language, exists)
+    rec = replace(rec, status=FAILED if result.error else INDEXED, reason=result.error or "")
+    rows = entry_rows(rec, result, src.text)
+    rec = replace(rec, entries=len(rows))
+    return Outcome(record=rec, write=FileWrite(rec, rows, link_rows(rec, result)))
+
+
+class Indexer:
+    """Plans and runs reindex work against one store."""
+
+    def __init__(self, settings: Settings, store: Store,
+                 on_progress: Callable[[dict], None] | None = None):
+        self.settings = settings
+        self.store = store
+        self.on_progress = on_progress or (lambda event: None)
+
+    # -- planning ----------------------------------------------------------
+    def plan_repo(self, realm: str, repo: str, only: Iterable[str] | None = None) -> Plan:
+        """Compare the tree (or only these repo-relative paths) with the store."""
+        root = Path(repo)
+        known = self.store.file_records(realm=realm, repo=repo)
+        plan = Plan(realm=realm, repo=repo)
+        if not root.is_dir():
+            log.warning("repo missing realm=%s repo=%s", realm, repo)
+            plan.deleted = [file_key(realm, repo, p) for p in known]
+            return plan
+        listing = list_files(root, self.settings)
+        listed = set(listing.files)
+        scope = set(only) if only is not None else None
+        for path, reason, detail in listing.skipped:
+            if scope is None or path in scope:
+                plan.skipped.append(FileRecord(realm, repo, path, status=SKIPPED,
+                                               reason=f"{reason}: {detail}", indexed_at=time.time()))
+        skipped_paths = {r.path for r in plan.skipped}
+        candidates = listed if scope is None else (listed & scope)
+        for path in sorted(candidates):
+            self._plan_file(plan, known.get(path), realm, repo, path)
+        gone = (set(known) - listed - skipped_paths) if scope is None else (scope & set(known)) - listed - skipped_paths
+        plan.deleted = [file_key(realm, repo, p) for p in sorted(gone)]
+        plan.listed = len(candidates)
+        return plan
+
+    def _plan_file(self, plan: Plan, rec: FileRecord | None, realm, repo, path) -> None:
+        stat = stat_key(Path(repo), path)
+        if stat is None:
+            if rec is not None:
+                plan.deleted.append(rec.key)
+            return
+        if rec is not None and (rec.size, rec.mtime_ns, rec.inode) == stat:
+            plan.unchanged += 1
+            return
+        plan.jobs.append(Job(realm, repo, path, rec.hash if rec else "",
+                             rec.status if rec else "", rec.reason if rec else "",
+                             self.settings.max_file_size, tuple(self.settings.secret_allow)))
+
+    # -- running -----------------------------------------------------------
+    def run(self, plans: list[Plan]) -> Report:
+        started = time.monotonic()
+        report = Report()
+        jobs = [job for plan in plans for job in plan.jobs]
+        report.files = sum(p.listed for p in plans)
+        report.unchanged = sum(p.unchanged for p in plans)
+        self.on_progress({"event": "plan", "files": report.files, "to_check": len(jobs),
+                          "unchanged": report.unchanged,
+                          "deleted": sum(len(p.deleted) for p in plans)})
+        pending: list[FileWrite] = []
+        touched: list[FileRecord] = []
+        for plan in plans:
+            pending.extend(FileWrite(rec, [], []) for rec in plan.skipped)
+            report.skipped.update(rec.reason.split(":")[0] for rec in plan.skipped)
+        for i, outcome in enumerate(self._outcomes(jobs), 1):
+            self._account(outcome, report, pending, touched, jobs[i - 1])
+            if len(pending) >= WRITE_BATCH:
+                self._flush(pending, touched)
+            if i % 50 == 0 or i == len(jobs):
+                self.on_progress({"event": "progress", "done": i, "total": len(jobs),
+                                  "parsed": report.parsed})
+        self._flush(pending, touched)
+        deleted = [key for plan in plans for key in plan.deleted]
+        deleted += report.vanished
+        self.store.delete_files(deleted)
+        report.deleted = len(deleted)
+        report.changed_paths.extend(tuple(k.split("\x1f")) for k in deleted)
+        if report.parsed or report.deleted:
+            self.store.ensure_fts()
+        report.seconds = time.monotonic() - started
+        self.on_progress({"event": "done", **report.to_json()})
+        return report
+
+    def _account(self, outcome: Outcome, report: Report, pending, touched, job: Job) -> None:
+        if outcome.vanished:
+            if job.known_hash or job.known_status:
+                report.vanished.append(file_key(job.realm, job.repo, job.path))
+            return
+        report.hashed += outcome.record.status != SKIPPED
+        if outcome.touched:
+            report.touched += 1
+            touched.append(outcome.record)
+            return
+        rec = outcome.record
+        if rec.status == SKIPPED:
+            report.skipped[rec.reason.split(":")[0]] += 1
+        else:
+            report.parsed += 1
+            report.entries += rec.entries
+            report.failed += rec.status == FAILED
+        report.changed_paths.append((rec.realm, rec.repo, rec.path))
+        pending.append(outcome.write)
+
+    def _flush(self, pending: list[FileWrite], touched: list[FileRecord]) -> None:
+        if pending:
+            self.store.write(pending)
+            pending.clear()
+        if touched:
+            self.store.write_records(touched)
+            touched.clear()
+
+    def _outcomes(self, jobs: list[Job]):
+        workers = self.settings.workers or os.cpu_count() or 1
+        if len(jobs) < POOL_THRESHOLD or workers <= 1:
+            for job in jobs:
+                yield process_file(job)
+            return
+        # forkserver: the parent holds LanceDB threads, which fork would copy
+        # in an undefined state.
+        ctx = multiprocessing.get_context("forkserver")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+            yield from pool.map(process_file, jobs, chunksize=8)
+
+    # -- convenience -------------------------------------------------------
+    def index(self, realm: str | None = None, only: dict | None = None) -> Report:
+        """One-shot: plan every repo of the realm (or all realms) and run."""
+        plans = []
+        for name, repo in self.settings.realm_repos(realm):
+            paths = None if only is None else only.get((name, repo))
+            if only is not None and paths is None:
+                continue
+            plans.append(self.plan_repo(name, repo, paths))
+        report = self.run(plans)
+        log.info("index done files=%s parsed=%s deleted=%s s=%.2f", report.files,
+                 report.parsed, report.deleted, report.seconds)
+        return report

@@ -1,0 +1,181 @@
+"""Keyword search and file outlines over the store.
+
+Full-text search (LanceDB's native BM25 index over ``search_text``) with
+filters pushed down as SQL, then a small explainable rerank: exact name hits
+first, then names containing every query word. Pure apart from the store
+handle it is given.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, fields
+from fnmatch import fnmatch
+
+from ..errors import InvalidParams
+from ..model import SearchHit
+from ..words import split_identifier
+
+MAX_LIMIT = 500
+# "function" is what people type for methods too.
+KIND_ALIASES = {"function": ("function", "method"), "symbol": None}
+RESULT_COLUMNS = ["realm", "repo", "path", "lang", "kind", "name", "qualname", "start_line",
+                  "end_line", "signature", "doc", "summary", "body"]
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    query: str
+    realm: str | None = None
+    repo: str | None = None
+    kind: str | None = None        # comma-separated kinds
+    lang: str | None = None        # comma-separated languages
+    path: str | None = None        # glob over repo-relative paths
+    limit: int = 20
+    mode: str = "keyword"
+    context: int = 0
+
+    @classmethod
+    def from_params(cls, params: dict) -> SearchRequest:
+        known = {f.name for f in fields(cls)}
+        unknown = set(params) - known - {"sync", "timeout"}
+        if unknown:
+            raise InvalidParams(f"unknown search params: {', '.join(sorted(unknown))}")
+        if not isinstance(params.get("query"), str) or not params["query"].strip():
+            raise InvalidParams("search needs a non-empty string 'query'")
+        req = cls(**{k: v for k, v in params.items() if k in known})
+        if not isinstance(req.limit, int) or not 1 <= req.limit <= MAX_LIMIT:
+            raise InvalidParams(f"limit must be an integer in 1..{MAX_LIMIT}")
+        if not isinstance(req.context, int) or not 0 <= req.context <= 50:
+            raise InvalidParams("context must be an integer in 0..50")
+        for name in ("realm", "repo", "kind", "lang", "path"):
+            if getattr(req, name) is not None and not isinstance(getattr(req, name), str):
+                raise InvalidParams(f"{name} must be a string")
+        return req
+
+
+def _sql(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def _glob_to_like(glob: str) -> str | None:
+    """SQL LIKE for simple globs; None when fnmatch must do it afterwards."""
+    if any(c in glob for c in "[]"):
+        return None
+    out = glob.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    out = out.replace("**", "*").replace("*", "%").replace("?", "_")
+    return out
+
+
+def _in(column: str, values) -> str:
+    return f"{column} IN ({', '.join(_sql(v) for v in values)})"
+
+
+def build_where(req: SearchRequest) -> str | None:
+    clauses = []
+    if req.realm:
+        clauses.append(f"realm = {_sql(req.realm)}")
+    if req.repo:
+        clauses.append(f"(repo = {_sql(req.repo)} OR repo_name = {_sql(req.repo)})")
+    if req.kind:
+        kinds: list[str] = []
+        for k in req.kind.split(","):
+            k = k.strip()
+            kinds.extend(KIND_ALIASES.get(k) or (k,))
+        clauses.append(_in("kind", kinds))
+    if req.lang:
+        clauses.append(_in("lang", [x.strip() for x in req.lang.split(",")]))
+    if req.path:
+        like = _glob_to_like(req.path)
+        if like is not None:
+            clauses.append(f"path LIKE {_sql(like)}")
+    return " AND ".join(clauses) or None
+
+
+def query_terms(query: str) -> list[str]:
+    """Words for full-text search: the raw words plus split identifiers."""
+    raw = re.findall(r"[A-Za-z0-9_]+", query)
+    words = []
+    for token in raw:
+        words.append(token.lower())
+        words.extend(split_identifier(token))
+    seen, out = set(), []
+    for w in words:
+        w = w.strip("_")
+        if w and w not in seen:
+            seen.add(w)
+            out.append(w)
+    return out
+
+
+def keyword_search(store, req: SearchRequest) -> dict:
+    started = time.perf_counter()
+    terms = query_terms(req.query)
+    rows: list[dict] = []
+    if terms:
+        fetch = min(MAX_LIMIT * 2, max(50, req.limit * 5))
+        rows = store.fts(" ".join(terms), build_where(req), fetch, RESULT_COLUMNS + ["_score"])
+    if req.path and _glob_to_like(req.path) is None:
+        rows = [r for r in rows if fnmatch(r["path"], req.path)]
+    hits = rank(rows, terms, req.query)[: req.limit]
+    return {
+        "query": req.query, "mode": "keyword",
+        "took_ms": round((time.perf_counter() - started) * 1000, 2),
+        "total": len(hits),
+        "results": [h.to_json() for h in hits],
+    }
+
+
+def rank(rows: list[dict], terms: list[str], query: str) -> list[SearchHit]:
+    q = query.strip().lower()
+    term_set = set(terms)
+    scored = []
+    for row in rows:
+        score = float(row.get("_score") or 0.0)
+        name = (row.get("name") or "").lower()
+        qual = (row.get("qualname") or "").lower()
+        name_words = set(split_identifier(row.get("qualname") or ""))
+        if q in (name, qual):
+            score *= 3.0
+        elif term_set and term_set <= name_words:
+            score *= 2.0
+        if row.get("kind") in ("file", "key"):
+            score *= 0.8   # a symbol or section is a more precise answer
+        scored.append((score, row))
+    scored.sort(key=lambda x: -x[0])
+    return [hit_from_row(row, score, ("keyword",)) for score, row in scored]
+
+
+def hit_from_row(row: dict, score: float, match: tuple) -> SearchHit:
+    kind = row.get("kind") or "file"
+    symbol = None if kind == "file" else row.get("qualname")
+    return SearchHit(
+        realm=row.get("realm") or "", repo=row.get("repo") or "", path=row.get("path") or "",
+        symbol=symbol, kind=kind, start_line=int(row.get("start_line") or 1),
+        end_line=int(row.get("end_line") or 1), score=score, match=match,
+        snippet=snippet(row), summary=summary(row), lang=row.get("lang") or "")
+
+
+def snippet(row: dict) -> str:
+    sig = (row.get("signature") or "").strip()
+    if sig and row.get("kind") not in ("section", "file"):
+        return sig[:200]
+    body = row.get("body") or ""
+    for line in body.splitlines()[1 if row.get("kind") == "section" else 0:]:
+        if line.strip():
+            return line.strip()[:200]
+    return sig[:200]
+
+
+def summary(row: dict) -> str:
+    text = (row.get("summary") or row.get("doc") or "").strip()
+    return text.split("\n\n", 1)[0].replace("\n", " ")[:240]
+
+
+def outline(store, realm: str, repo: str, path: str) -> list[dict]:
+    """Entries of one file in file order (the ``symbols`` method)."""
+    where = f"realm = {_sql(realm)} AND repo = {_sql(repo)} AND path = {_sql(path)}"
+    rows = store.entries_where(where, RESULT_COLUMNS)
+    rows.sort(key=lambda r: (r["start_line"], -r["end_line"], r["kind"] != "file"))
+    return [hit_from_row(r, 0.0, ()).to_json() for r in rows]

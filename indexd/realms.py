@@ -1,0 +1,83 @@
+"""Realm membership: validate and edit the [realms] table of config.toml.
+
+Used by the CLI when no daemon runs and by the daemon's realm.* methods, so
+there is one implementation of the rules. No engine imports.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from .config import Settings, save_realms
+from .errors import ConfigError, RealmError
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+def normalise_repo(path: str) -> str:
+    p = Path(path).expanduser()
+    if not p.exists():
+        raise RealmError(f"no such directory: {path}")
+    if not p.is_dir():
+        raise RealmError(f"not a directory: {path}")
+    return str(p.resolve())
+
+
+def add_repos(settings: Settings, realm: str, paths: list[str]) -> dict:
+    if not _NAME.match(realm):
+        raise ConfigError(f"bad realm name {realm!r}: use letters, digits, '_', '.', '-'")
+    if not paths:
+        raise RealmError("realm add needs at least one path")
+    realms = {k: list(v) for k, v in settings.realms.items()}
+    repos = realms.setdefault(realm, [])
+    added = []
+    for path in paths:
+        repo = normalise_repo(path)
+        if repo not in repos:
+            repos.append(repo)
+            added.append(repo)
+    save_realms(settings.paths, realms)
+    return {"realm": realm, "added": added, "repos": repos}
+
+
+def remove_repos(settings: Settings, realm: str, paths: list[str] | None) -> dict:
+    if realm not in settings.realms:
+        raise RealmError(f"unknown realm {realm!r}")
+    realms = {k: list(v) for k, v in settings.realms.items()}
+    if not paths:
+        removed = realms.pop(realm)
+    else:
+        targets = {str(Path(p).expanduser().resolve()) for p in paths}
+        removed = [r for r in realms[realm] if r in targets]
+        missing = targets - set(removed)
+        if missing:
+            raise RealmError(f"not in realm {realm!r}: {', '.join(sorted(missing))}")
+        realms[realm] = [r for r in realms[realm] if r not in targets]
+    save_realms(settings.paths, realms)
+    return {"realm": realm, "removed": removed}
+
+
+def list_realms(settings: Settings) -> dict:
+    return {"realms": [{"name": n, "repos": list(r)} for n, r in sorted(settings.realms.items())]}
+
+
+def locate(settings: Settings, path: str) -> tuple[str, str, str]:
+    """(realm, repo, repo-relative path) for an absolute or cwd-relative path.
+
+    Refuses anything outside every realm (including ``..`` tricks and
+    symlinks resolving elsewhere).
+    """
+    p = Path(path).expanduser()
+    target = p.resolve() if p.is_absolute() or p.exists() else (Path.cwd() / p).resolve()
+    best = None
+    for realm, repos in settings.realms.items():
+        for repo in repos:
+            root = Path(repo)
+            if target == root or root in target.parents:
+                if best is None or len(repo) > len(best[1]):
+                    best = (realm, repo, target.relative_to(root).as_posix())
+    if best is None:
+        raise RealmError(f"{path} is not inside any realm; add it with: "
+                         f"indexctl realm add NAME DIR")
+    return best

@@ -1,0 +1,203 @@
+"""Secret detection: decide whether a file must never be indexed.
+
+Owns two checks, both pure: one on the repo-relative path (run before the
+file is read at all) and one on decoded text. Reasons name the rule and the
+line, never the matched value, because reasons are stored and shown in
+status output. Every regex is compiled once at import.
+"""
+
+from __future__ import annotations
+
+import math
+import posixpath
+import re
+from collections import Counter
+from functools import lru_cache
+
+import pathspec
+
+# --- names -----------------------------------------------------------------
+
+# Basename globs (fnmatch-style, case-sensitive like the filesystem). Order
+# matters only for the reason text.
+_NAME_RULES = (
+    (re.compile(r"\.env(\..*)?"), ".env*"),
+    (re.compile(r".*\.pem"), "*.pem"),
+    (re.compile(r".*\.key"), "*.key"),
+    (re.compile(r".*\.p12"), "*.p12"),
+    (re.compile(r".*\.pfx"), "*.pfx"),
+    (re.compile(r".*\.keystore"), "*.keystore"),
+    (re.compile(r".*\.jks"), "*.jks"),
+    (re.compile(r"id_(rsa|dsa|ecdsa|ed25519).*"), "id_<keytype>*"),
+    (re.compile(r"\.netrc|_netrc"), ".netrc"),
+    (re.compile(r"\.pgpass"), ".pgpass"),
+    (re.compile(r"credentials\.json"), "credentials.json"),
+)
+# Committed templates of .env files hold placeholders by convention.
+_ENV_TEMPLATES = frozenset({".env.example", ".env.sample", ".env.template",
+                            ".env.dist", ".env.defaults"})
+
+
+def secret_name_reason(relpath: str, allow=()) -> str | None:
+    """Why ``relpath`` looks like a secret by its name alone, or None."""
+    if is_allowed(relpath, allow):
+        return None
+    name = posixpath.basename(relpath)
+    if name in _ENV_TEMPLATES:
+        return None
+    # Public halves of ssh key pairs are fine to index.
+    if name.startswith("id_") and name.endswith(".pub"):
+        return None
+    if relpath == ".aws/credentials" or relpath.endswith("/.aws/credentials"):
+        return "name matches .aws/credentials"
+    for rx, label in _NAME_RULES:
+        if rx.fullmatch(name):
+            return f"name matches {label}"
+    return None
+
+
+def is_allowed(relpath: str, allow) -> bool:
+    """True when ``relpath`` matches one of the secret_allow globs (gitignore syntax)."""
+    if not allow:
+        return False
+    return _allow_spec(tuple(allow)).match_file(relpath)
+
+
+@lru_cache(maxsize=32)
+def _allow_spec(allow: tuple) -> pathspec.GitIgnoreSpec:
+    return pathspec.GitIgnoreSpec.from_lines(allow)
+
+
+# --- content ---------------------------------------------------------------
+
+# Token formats with a distinctive prefix. Each rule: (regex, label,
+# min_entropy). The entropy floor only guards the weak prefixes (``sk-``)
+# against long kebab-case identifiers.
+_TOKEN_RULES = (
+    (re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), "AWS access key id", 0.0),
+    (re.compile(r"\bgh[pousr]_[A-Za-z0-9]{36}\b"), "GitHub token", 0.0),
+    (re.compile(r"\bgithub_pat_[A-Za-z0-9_]{50,}"), "GitHub token", 0.0),
+    (re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}"), "GitLab token", 0.0),
+    (re.compile(r"\bxox[baprs]-[A-Za-z0-9-]{10,}"), "Slack token", 0.0),
+    (re.compile(r"\b[sr]k_live_[A-Za-z0-9]{20,}"), "Stripe live key", 0.0),
+    (re.compile(r"\bAIza[0-9A-Za-z_-]{35}"), "Google API key", 0.0),
+    (re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"), "npm token", 0.0),
+    (re.compile(r"\bpypi-AgE[A-Za-z0-9_-]{50,}"), "PyPI token", 0.0),
+    (re.compile(r"\bsk-(?:proj-|svcacct-|admin-|ant-)?[A-Za-z0-9_-]{32,}"), "API key (sk-)", 3.5),
+    (re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"), "JWT", 0.0),
+)
+
+# A key header alone shows up in PEM-parsing code and docs; a real block has
+# base64 body lines right after it (maybe after Proc-Type/DEK-Info headers,
+# maybe inside a string literal with escaped newlines).
+_KEY_HEADER = re.compile(
+    r"-----BEGIN (?:(?:RSA|EC|DSA|OPENSSH|ENCRYPTED|PGP) )?PRIVATE KEY(?: BLOCK)?-----")
+_KEY_BODY = re.compile(r"[A-Za-z0-9+/=]{40,}")
+_KEY_BODY_WINDOW = 400
+
+# name containing a sensitive word, then = or :, then a quoted or bare
+# literal. Bounded repeats keep the scan linear.
+_ASSIGN = re.compile(
+    r"(?i)(?:password|passwd|secret|token|api[_-]?key|private[_-]?key|access[_-]?key)"
+    r"[A-Za-z0-9_.-]{0,40}[\"']?[ \t]{0,8}(?::|=|:=|=>)[ \t]{0,8}"
+    r"(?:\"(?P<dq>[^\"\n]{1,300})\"|'(?P<sq>[^'\n]{1,300})'"
+    r"|(?P<bare>[^\s\"'`,;#()\[\]{}=<>][^\s\"'`,;#()\[\]{}<>]{0,300}))")
+_ASSIGN_MIN_LEN = 12
+_ASSIGN_MIN_ENTROPY = 3.5
+
+_PLACEHOLDER_WORDS = (
+    "changeme", "change_me", "change-me", "example", "dummy", "test", "sample",
+    "placeholder", "your_", "your-", "yourtoken", "redacted", "fake", "xxxx",
+    "****", "....", "os.environ", "getenv", "process.env", "env(", "env[",
+    "secrets.", "config.", "settings.", "<", "${", "{{", "%(", "{",
+)
+_DOTTED_NAME = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
+_WORD_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+
+
+def secret_content_reason(text: str) -> str | None:
+    """Why ``text`` looks like it contains a secret, or None.
+
+    Reports the first finding in file order among the rule families checked
+    (key blocks, token formats, assignments), with its line number.
+    """
+    hits = [h for h in (_find_key_block(text), _find_token(text), _find_assignment(text)) if h]
+    if not hits:
+        return None
+    pos, label = min(hits)
+    return f"content: {label} at line {text.count(chr(10), 0, pos) + 1}"
+
+
+def _find_key_block(text: str) -> tuple[int, str] | None:
+    if "PRIVATE KEY" not in text:  # cheap gate: the header regex is rarely needed
+        return None
+    for m in _KEY_HEADER.finditer(text):
+        window = text[m.end():m.end() + _KEY_BODY_WINDOW]
+        if _KEY_BODY.search(window):
+            return m.start(), "private key block"
+    return None
+
+
+def _find_token(text: str) -> tuple[int, str] | None:
+    best = None
+    for rx, label, min_entropy in _TOKEN_RULES:
+        for m in rx.finditer(text):
+            value = m.group()
+            if _is_placeholder(value) or shannon_entropy(value) < min_entropy:
+                continue
+            if best is None or m.start() < best[0]:
+                best = (m.start(), label)
+            break  # first real hit of this rule is enough
+    return best
+
+
+def _find_assignment(text: str) -> tuple[int, str] | None:
+    for m in _ASSIGN.finditer(text):
+        value = m.group("dq") or m.group("sq")
+        bare = value is None
+        if bare:
+            value = m.group("bare")
+            # `token = tokenize(x)`, `secret = self.secret_key`: code, not data.
+            if text[m.end():m.end() + 1] in ("(", "["):
+                continue
+        if _looks_like_secret_literal(value, bare):
+            return m.start(), "high-entropy value assigned to a secret-like name"
+    return None
+
+
+def _looks_like_secret_literal(value: str, bare: bool) -> bool:
+    if len(value) < _ASSIGN_MIN_LEN or any(c.isspace() for c in value):
+        return False
+    if "://" in value or value.startswith(("/", "./", "~/")):
+        return False  # URLs and paths (token endpoints, key file locations)
+    if _is_placeholder(value):
+        return False
+    if bare and _DOTTED_NAME.fullmatch(value):
+        return False
+    if not any(c.isdigit() for c in value) and _looks_like_words(value):
+        return False
+    return shannon_entropy(value) >= _ASSIGN_MIN_ENTROPY
+
+
+def _is_placeholder(value: str) -> bool:
+    low = value.lower()
+    if any(w in low for w in _PLACEHOLDER_WORDS):
+        return True
+    return len(set(low)) <= 2  # "aaaaaaaa", "0000...", "abababab"
+
+
+def _looks_like_words(value: str) -> bool:
+    """Identifier-ish text ("accessTokenExpiry", "token-type-hint") rather than random."""
+    parts = _WORD_PARTS.findall(value)
+    letters = sum(len(p) for p in parts)
+    if not parts or letters < len(value) * 0.7:
+        return False
+    return letters / len(parts) >= 3.0
+
+
+def shannon_entropy(s: str) -> float:
+    """Bits per character of ``s`` (0.0 for the empty string)."""
+    if not s:
+        return 0.0
+    n = len(s)
+    return -sum(c / n * math.log2(c / n) for c in Counter(s).values())

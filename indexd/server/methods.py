@@ -1,0 +1,199 @@
+"""The method table: one implementation of every request, whoever asks.
+
+The socket server, the REST API and the CLI's read-only fallback (no daemon
+running) all call ``Methods.call``. Handlers validate params, raise typed
+errors, and return JSON-ready dicts. The daemon-only parts (reindex,
+subscribe, shutdown, live status) go through the optional ``engine``.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from .. import __version__
+from ..config import Settings
+from ..errors import InvalidParams, MethodNotFound, NotImplementedYet, RealmError
+from ..query.search import SearchRequest, keyword_search, outline
+from ..realms import add_repos, list_realms, locate, remove_repos
+
+PROTOCOL_VERSION = 1
+STATUS_COUNTS = ("indexed", "skipped", "failed")
+
+
+class Methods:
+    def __init__(self, settings_provider, store, engine=None):
+        # settings_provider: () -> Settings, so config reloads are seen.
+        self._settings = settings_provider
+        self.store = store
+        self.engine = engine
+        self.started = time.time()
+        self.table = {
+            "initialize": self.initialize, "search": self.search, "symbols": self.symbols,
+            "status": self.status, "impact": self.impact,
+            "realm.add": self.realm_add, "realm.remove": self.realm_remove,
+            "realm.list": self.realm_list, "reindex": self.reindex,
+            "subscribe": self.subscribe, "shutdown": self.shutdown,
+        }
+
+    @property
+    def settings(self) -> Settings:
+        return self._settings()
+
+    async def call(self, method: str, params: dict, conn=None) -> dict:
+        handler = self.table.get(method)
+        if handler is None:
+            raise MethodNotFound(f"unknown method {method!r}",
+                                 {"methods": sorted(self.table)})
+        if not isinstance(params, dict):
+            raise InvalidParams("params must be an object with named fields")
+        return await self._run(handler, params, conn)
+
+    async def _run(self, handler, params, conn):
+        result = handler(params, conn)
+        if hasattr(result, "__await__"):
+            result = await result
+        return result
+
+    def call_sync(self, method: str, params: dict) -> dict:
+        """For the CLI fallback: no event loop, no connection."""
+        handler = self.table.get(method)
+        if handler is None:
+            raise MethodNotFound(f"unknown method {method!r}")
+        result = handler(params, None)
+        if hasattr(result, "__await__"):
+            import asyncio
+
+            result = asyncio.run(result)
+        return result
+
+    # -- handlers ----------------------------------------------------------
+    def initialize(self, params, conn) -> dict:
+        return {"protocol_version": PROTOCOL_VERSION, "server_version": __version__,
+                "pid": os.getpid(), "capabilities": {
+                    "methods": sorted(self.table), "framings": ["ndjson", "lsp"],
+                    "search_modes": self._search_modes(), "sync": self.engine is not None,
+                    "subscribe": self.engine is not None}}
+
+    def _search_modes(self) -> list[str]:
+        if self.engine is not None and getattr(self.engine, "search_modes", None):
+            return self.engine.search_modes()
+        return ["keyword"]
+
+    async def search(self, params, conn) -> dict:
+        req = SearchRequest.from_params(params)
+        if req.realm is not None and req.realm not in self.settings.realms:
+            self.settings.realm_repos(req.realm)  # raises RealmError with the hint
+        if params.get("sync") and self.engine is not None:
+            await self.engine.sync(timeout=float(params.get("timeout", 10)))
+        if self.engine is not None and getattr(self.engine, "search", None):
+            result = await self.engine.search(req)
+        else:
+            if req.mode not in ("keyword", "hybrid"):
+                raise InvalidParams(f"search mode {req.mode!r} needs the daemon with a model")
+            result = keyword_search(self.store, req)
+        return result | self._freshness()
+
+    def symbols(self, params, conn) -> dict:
+        path = params.get("path")
+        if not isinstance(path, str) or not path:
+            raise InvalidParams("symbols needs 'path'")
+        if params.get("realm") and params.get("repo"):
+            realm, repo, rel = params["realm"], params["repo"], path
+        else:
+            realm, repo, rel = locate(self.settings, path)
+        results = outline(self.store, realm, repo, rel)
+        if not results:
+            rec = self.store.file_records(realm=realm, repo=repo).get(rel)
+            if rec is None:
+                raise RealmError(f"{rel} is not indexed (yet) in {repo}")
+        return {"realm": realm, "repo": repo, "path": rel, "total": len(results),
+                "results": results} | self._freshness()
+
+    def status(self, params, conn) -> dict:
+        if self.engine is not None:
+            return self.engine.status()
+        return store_status(self.settings, self.store) | {"daemon": None}
+
+    def impact(self, params, conn) -> dict:
+        raise NotImplementedYet("impact is not implemented yet (see the relationships issue)")
+
+    def realm_add(self, params, conn) -> dict:
+        name, paths = params.get("realm"), params.get("paths")
+        if not isinstance(name, str) or not isinstance(paths, list):
+            raise InvalidParams("realm.add needs 'realm' (string) and 'paths' (list)")
+        result = add_repos(self.settings, name, [str(p) for p in paths])
+        if self.engine is not None:
+            self.engine.reload_config()
+        return result
+
+    def realm_remove(self, params, conn) -> dict:
+        name = params.get("realm")
+        if not isinstance(name, str):
+            raise InvalidParams("realm.remove needs 'realm'")
+        result = remove_repos(self.settings, name, params.get("paths"))
+        if self.engine is not None:
+            self.engine.reload_config()
+        return result
+
+    def realm_list(self, params, conn) -> dict:
+        return list_realms(self.settings)
+
+    async def reindex(self, params, conn) -> dict:
+        if self.engine is None:
+            raise NotImplementedYet("reindex needs the daemon: indexd run (or indexd index)")
+        paths = params.get("paths")
+        if paths is not None and not (isinstance(paths, list) and all(isinstance(p, str) for p in paths)):
+            raise InvalidParams("paths must be a list of strings")
+        return await self.engine.reindex(paths, params.get("realm"), bool(params.get("wait", False)))
+
+    def subscribe(self, params, conn) -> dict:
+        if conn is None:
+            raise NotImplementedYet("subscribe needs a socket connection")
+        conn.subscribed = True
+        return {"subscribed": True}
+
+    def shutdown(self, params, conn) -> dict:
+        if self.engine is None:
+            raise NotImplementedYet("no daemon to shut down")
+        self.engine.request_shutdown()
+        return {"shutting_down": True}
+
+    def _freshness(self) -> dict:
+        if self.engine is None:
+            return {"index_lag_s": None, "pending": None, "stale": None}
+        return self.engine.freshness()
+
+
+def store_status(settings: Settings, store) -> dict:
+    """Per realm and repo counts read from the store (no live daemon state)."""
+    realms = []
+    for realm, repos in sorted(settings.realms.items()):
+        out = []
+        for repo in repos:
+            out.append(repo_status(store, realm, repo))
+        realms.append({"name": realm, "repos": out})
+    return {"realms": realms, "store": store.stats()}
+
+
+def repo_status(store, realm: str, repo: str) -> dict:
+    records = store.file_records(realm=realm, repo=repo).values()
+    counts = {k: 0 for k in STATUS_COUNTS}
+    skipped: dict[str, int] = {}
+    failures = []
+    last = 0.0
+    entries = 0
+    for rec in records:
+        counts[rec.status] = counts.get(rec.status, 0) + 1
+        last = max(last, rec.indexed_at or 0.0)
+        entries += rec.entries or 0
+        if rec.status == "skipped":
+            reason = rec.reason.split(":")[0]
+            skipped[reason] = skipped.get(reason, 0) + 1
+        elif rec.status == "failed" and len(failures) < 20:
+            failures.append({"path": rec.path, "error": rec.reason})
+    return {"repo": repo, "name": Path(repo).name, "exists": Path(repo).is_dir(),
+            "files": counts["indexed"] + counts["failed"], "failed": counts["failed"],
+            "skipped": skipped, "parse_failures": failures, "entries": entries,
+            "last_indexed": last or None}

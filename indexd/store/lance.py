@@ -1,0 +1,281 @@
+"""The LanceDB store: the only module that imports lancedb.
+
+Tables: ``files`` (one row per file, also the stat cache), ``entries``
+(symbols, sections, keys, files), ``links`` (document links and code
+references; edges later), ``meta`` (schema version, model id).
+
+Atomicity: a batch of files is written as one merge_insert commit on
+``entries`` (rows of those files replaced, others untouched), then one on
+``files``. Entries go first: if we die between the two commits, the files
+row still holds the old stat/hash, so the next reconcile reparses the file.
+The reverse order could leave a new hash pointing at old entries.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import time
+import warnings
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+
+import pyarrow as pa
+
+from ..errors import StoreError
+from ..model import FileRecord
+from . import schema as S
+
+log = logging.getLogger(__name__)
+
+# Rebuild the FTS index once this many rows are not covered by it; rows added
+# after a build are still found (flat scan) so this is about speed only.
+FTS_REBUILD_UNINDEXED = 2000
+
+
+@dataclass
+class FileWrite:
+    """Everything stored for one file: its record, entry rows and link rows."""
+
+    record: FileRecord
+    entries: list[dict]
+    links: list[dict]
+
+
+def _sql(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def _in_list(column: str, values) -> str:
+    return f"{column} IN ({', '.join(_sql(v) for v in values)})"
+
+
+class Store:
+    def __init__(self, path: Path, *, dim: int = S.DEFAULT_DIM, retention_s: int = 300,
+                 fault_hook=None):
+        import lancedb
+
+        self.path = Path(path)
+        self.dim = dim
+        self.retention = timedelta(seconds=retention_s)
+        # Tests inject failures here (disk full, read-only) to prove the
+        # callers report and retry instead of corrupting anything.
+        self.fault_hook = fault_hook
+        try:
+            self.path.mkdir(parents=True, exist_ok=True, mode=0o700)
+            # A consistency interval of 0 makes readers in other processes see
+            # new commits; the default pins them to the version they opened.
+            self.db = lancedb.connect(str(self.path), read_consistency_interval=timedelta(0))
+            self._open_tables()
+        except (OSError, ValueError, RuntimeError) as exc:
+            raise StoreError(f"cannot open store at {self.path}: {exc}; "
+                             f"remove it to rebuild: indexd reset") from exc
+
+    # -- setup -------------------------------------------------------------
+    def _open_tables(self) -> None:
+        names = set(self._table_names())
+        self.meta = self._table("meta", S.META, names)
+        version = self.get_meta("schema_version")
+        if version is None:
+            self.set_meta("schema_version", str(S.SCHEMA_VERSION))
+        elif int(version) > S.SCHEMA_VERSION:
+            raise StoreError(f"store schema v{version} is newer than this indexd "
+                             f"(v{S.SCHEMA_VERSION}); upgrade indexd or run: indexd reset")
+        elif int(version) < S.SCHEMA_VERSION:
+            self._migrate(int(version), names)
+        self.files = self._table("files", S.FILES, names)
+        self.entries = self._table("entries", S.entries_schema(self.dim), names)
+        self.links = self._table("links", S.LINKS, names)
+        dim = self.entries.schema.field("vector").type.list_size
+        if dim != self.dim:
+            raise StoreError(f"store vectors have dimension {dim}, model wants {self.dim}")
+
+    def _table_names(self) -> list[str]:
+        try:
+            result = self.db.list_tables()
+            return list(getattr(result, "tables", result))
+        except AttributeError:  # older lancedb
+            return list(self.db.table_names())
+
+    def _table(self, name: str, schema: pa.Schema, names: set):
+        if name in names:
+            return self.db.open_table(name)
+        return self.db.create_table(name, schema=schema, exist_ok=True)
+
+    def _migrate(self, version: int, names: set) -> None:
+        # v1 is the first schema; later versions add steps here. Tables whose
+        # content is derived from source can be dropped and rebuilt.
+        log.info("store migrate from=%s to=%s", version, S.SCHEMA_VERSION)
+        self.set_meta("schema_version", str(S.SCHEMA_VERSION))
+
+    # -- meta --------------------------------------------------------------
+    def get_meta(self, key: str) -> str | None:
+        rows = self.meta.search().where(f"key = {_sql(key)}").limit(1).to_list()
+        return rows[0]["value"] if rows else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        data = pa.Table.from_pylist([{"key": key, "value": value}], schema=S.META)
+        (self.meta.merge_insert("key").when_matched_update_all()
+         .when_not_matched_insert_all().execute(data))
+
+    # -- files -------------------------------------------------------------
+    def file_records(self, realm: str | None = None, repo: str | None = None) -> dict[str, FileRecord]:
+        """Records keyed by repo-relative path (when repo given) or by key."""
+        where = []
+        if realm is not None:
+            where.append(f"realm = {_sql(realm)}")
+        if repo is not None:
+            where.append(f"repo = {_sql(repo)}")
+        table = self._scan(self.files, " AND ".join(where) or None)
+        out = {}
+        for row in table.to_pylist():
+            rec = FileRecord(**{k: row[k] for k in (
+                "realm", "repo", "path", "hash", "size", "mtime_ns", "inode", "language",
+                "status", "reason", "indexed_at", "entries")})
+            out[rec.path if repo is not None else rec.key] = rec
+        return out
+
+    def _scan(self, table, where: str | None, columns=None) -> pa.Table:
+        query = table.search()
+        if where:
+            query = query.where(where)
+        if columns:
+            query = query.select(columns)
+        return query.limit(None).to_arrow() if hasattr(query, "to_arrow") else query.to_arrow()
+
+    # -- writes ------------------------------------------------------------
+    def write(self, writes: list[FileWrite]) -> None:
+        """Replace the rows of these files (entries, links, then file rows)."""
+        if not writes:
+            return
+        self._fault("write")
+        keys = [w.record.key for w in writes]
+        scope = _in_list("file_key", keys)
+        entries = [row for w in writes for row in w.entries]
+        links = [row for w in writes for row in w.links]
+        try:
+            self._replace(self.entries, "id", entries, S.entries_schema(self.dim), scope)
+            self._replace(self.links, ["file_key", "line", "kind", "target"], links, S.LINKS, scope,
+                          dedupe=("file_key", "line", "kind", "target"))
+            files = [_file_row(w.record) for w in writes]
+            self._replace(self.files, "key", files, S.FILES, _in_list("key", keys))
+        except (OSError, RuntimeError, ValueError) as exc:
+            raise StoreError(f"store write failed: {exc}", {"retryable": True}) from exc
+
+    def _replace(self, table, on, rows, schema, scope, dedupe=None) -> None:
+        if dedupe:
+            seen, unique = set(), []
+            for row in rows:
+                k = tuple(row[c] for c in dedupe)
+                if k not in seen:
+                    seen.add(k)
+                    unique.append(row)
+            rows = unique
+        data = pa.Table.from_pylist(rows, schema=schema)
+        (table.merge_insert(on).when_matched_update_all().when_not_matched_insert_all()
+         .when_not_matched_by_source_delete(scope).execute(data, on_bad_vectors="null"))
+
+    def write_records(self, records: list[FileRecord]) -> None:
+        """Refresh file rows only (stat changed, content did not)."""
+        if not records:
+            return
+        self._fault("write")
+        rows = [_file_row(r) for r in records]
+        try:
+            self._replace(self.files, "key", rows, S.FILES, _in_list("key", [r.key for r in records]))
+        except (OSError, RuntimeError, ValueError) as exc:
+            raise StoreError(f"store write failed: {exc}", {"retryable": True}) from exc
+
+    def delete_files(self, keys: list[str]) -> None:
+        if not keys:
+            return
+        self._fault("delete")
+        for start in range(0, len(keys), 500):
+            chunk = keys[start:start + 500]
+            try:
+                self.entries.delete(_in_list("file_key", chunk))
+                self.links.delete(_in_list("file_key", chunk))
+                self.files.delete(_in_list("key", chunk))
+            except (OSError, RuntimeError, ValueError) as exc:
+                raise StoreError(f"store delete failed: {exc}", {"retryable": True}) from exc
+
+    def _fault(self, op: str) -> None:
+        if self.fault_hook is not None:
+            self.fault_hook(op)
+
+    # -- reads -------------------------------------------------------------
+    def entries_where(self, where: str | None, columns=None, limit: int | None = None) -> list[dict]:
+        query = self.entries.search()
+        if where:
+            query = query.where(where)
+        if columns:
+            query = query.select(columns)
+        return query.limit(limit).to_list()
+
+    def fts(self, text: str, where: str | None, limit: int, columns=None) -> list[dict]:
+        query = self.entries.search(text, query_type="fts", fts_columns="search_text")
+        if where:
+            query = query.where(where, prefilter=True)
+        if columns:
+            query = query.select(columns)
+        try:
+            return query.limit(limit).to_list()
+        except (ValueError, RuntimeError) as exc:
+            if "index" in str(exc).lower():
+                self.ensure_fts(force=True)
+                return query.limit(limit).to_list()
+            raise
+
+    def count(self, table: str, where: str | None = None) -> int:
+        return getattr(self, table).count_rows(where)
+
+    # -- upkeep ------------------------------------------------------------
+    def ensure_fts(self, force: bool = False) -> None:
+        """Build the full-text index, or rebuild it when much is unindexed."""
+        if not force:
+            stats = self._fts_stats()
+            if stats is not None and stats.num_unindexed_rows < FTS_REBUILD_UNINDEXED:
+                return
+        if self.entries.count_rows() == 0 and not force:
+            return
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            self.entries.create_fts_index("search_text", use_tantivy=False, replace=True,
+                                          with_position=False)
+
+    def _fts_stats(self):
+        try:
+            return self.entries.index_stats("search_text_idx")
+        except Exception:  # noqa: BLE001 - missing index reads as "build it"
+            return None
+
+    def optimize(self, purge: bool = False) -> None:
+        """Compact fragments and drop old versions (all of them when purge)."""
+        older = timedelta(0) if purge else self.retention
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for table in (self.entries, self.links, self.files, self.meta):
+                table.optimize(cleanup_older_than=older)
+
+    def stats(self) -> dict:
+        size = sum(p.stat().st_size for p in self.path.rglob("*") if p.is_file())
+        return {
+            "path": str(self.path), "bytes": size,
+            "schema_version": S.SCHEMA_VERSION,
+            "versions": {name: len(getattr(self, name).list_versions())
+                         for name in ("files", "entries", "links")},
+            "rows": {name: getattr(self, name).count_rows()
+                     for name in ("files", "entries", "links")},
+        }
+
+    @staticmethod
+    def destroy(path: Path) -> None:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _file_row(rec: FileRecord) -> dict:
+    return {"key": rec.key, "realm": rec.realm, "repo": rec.repo, "path": rec.path,
+            "hash": rec.hash, "size": rec.size, "mtime_ns": rec.mtime_ns, "inode": rec.inode,
+            "language": rec.language, "status": rec.status, "reason": rec.reason,
+            "indexed_at": rec.indexed_at or time.time(), "entries": rec.entries}

@@ -1,0 +1,72 @@
+"""Domain objects -> store rows (pure; runs in parse workers, no lancedb).
+
+The ``search_text`` column is what full-text search sees: names split into
+words, signature, doc, path words and, for documents, the start of the text.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+from ..model import Entry, FileRecord, ParseResult, content_hash
+from ..words import expand_text, split_identifier
+
+DOC_BODY_CHARS = 1500   # sections and file entries: searchable text
+FILE_HEAD_LINES = 40
+
+
+def entry_id(file_key: str, kind: str, qualname: str, nth: int) -> str:
+    return content_hash(f"{file_key}\x1f{kind}\x1f{qualname}\x1f{nth}")
+
+
+def file_entry(rec: FileRecord, text: str, result: ParseResult) -> Entry:
+    lines = text.splitlines()
+    head = "\n".join(lines[:FILE_HEAD_LINES])
+    name = PurePosixPath(rec.path).name
+    title = result.meta.get("title") if result.meta else None
+    first = next((ln.strip() for ln in lines if ln.strip()), "")
+    return Entry(kind="file", name=name, qualname=rec.path, start_line=1,
+                 end_line=max(1, len(lines)), signature=(title or first)[:200],
+                 doc="", parent=None, content_hash=rec.hash, body=head[:2000])
+
+
+def entry_rows(rec: FileRecord, result: ParseResult, text: str) -> list[dict]:
+    entries = list(result.entries)
+    if not any(e.kind == "file" for e in entries):
+        entries.insert(0, file_entry(rec, text, result))
+    seen: dict[tuple, int] = {}
+    rows = []
+    repo_name = PurePosixPath(rec.repo).name
+    for e in entries:
+        key = (e.kind, e.qualname)
+        nth = seen.get(key, 0)
+        seen[key] = nth + 1
+        rows.append({
+            "id": entry_id(rec.key, e.kind, e.qualname, nth), "file_key": rec.key,
+            "realm": rec.realm, "repo": rec.repo, "repo_name": repo_name, "path": rec.path,
+            "lang": result.language, "kind": e.kind, "name": e.name, "qualname": e.qualname,
+            "parent": e.parent, "start_line": e.start_line, "end_line": e.end_line,
+            "level": e.level, "signature": e.signature, "doc": e.doc,
+            "summary": "", "summary_source": "", "content_hash": e.content_hash,
+            "body": e.body, "search_text": search_text(rec.path, e),
+            "embed_hash": None, "vector": None,
+        })
+    return rows
+
+
+def search_text(path: str, e: Entry) -> str:
+    parts = [e.qualname, " ".join(split_identifier(e.qualname)), e.signature, e.doc,
+             " ".join(split_identifier(path))]
+    if e.kind in ("section", "file", "key"):
+        parts.append(e.body[:DOC_BODY_CHARS])
+    return expand_text(" \n".join(p for p in parts if p))
+
+
+def link_rows(rec: FileRecord, result: ParseResult) -> list[dict]:
+    rows = [{"file_key": rec.key, "realm": rec.realm, "repo": rec.repo, "path": rec.path,
+             "line": ln.line, "kind": ln.kind, "target": ln.target, "scope": None,
+             "broken": ln.broken, "how": "link"} for ln in result.links]
+    rows += [{"file_key": rec.key, "realm": rec.realm, "repo": rec.repo, "path": rec.path,
+              "line": r.line, "kind": r.kind, "target": r.name, "scope": r.scope,
+              "broken": False, "how": "reference"} for r in result.references]
+    return rows

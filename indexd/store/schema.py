@@ -1,0 +1,77 @@
+"""Table schemas and the schema version. Pure pyarrow; no LanceDB here.
+
+Bump SCHEMA_VERSION when a table's columns change and add a step to
+``MIGRATIONS`` in store/lance.py (or mark the change as rebuild-only: the
+store can always be rebuilt from source, only caches are precious).
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+SCHEMA_VERSION = 1
+DEFAULT_DIM = 384
+
+FILES = pa.schema([
+    pa.field("key", pa.string(), nullable=False),
+    pa.field("realm", pa.string()),
+    pa.field("repo", pa.string()),
+    pa.field("path", pa.string()),
+    pa.field("hash", pa.string()),
+    pa.field("size", pa.int64()),
+    pa.field("mtime_ns", pa.int64()),
+    pa.field("inode", pa.int64()),
+    pa.field("language", pa.string()),
+    pa.field("status", pa.string()),
+    pa.field("reason", pa.string()),
+    pa.field("indexed_at", pa.float64()),
+    pa.field("entries", pa.int32()),
+])
+
+
+def entries_schema(dim: int = DEFAULT_DIM) -> pa.Schema:
+    return pa.schema([
+        pa.field("id", pa.string(), nullable=False),
+        pa.field("file_key", pa.string()),
+        pa.field("realm", pa.string()),
+        pa.field("repo", pa.string()),
+        pa.field("repo_name", pa.string()),
+        pa.field("path", pa.string()),
+        pa.field("lang", pa.string()),
+        pa.field("kind", pa.string()),
+        pa.field("name", pa.string()),
+        pa.field("qualname", pa.string()),
+        pa.field("parent", pa.string()),
+        pa.field("start_line", pa.int32()),
+        pa.field("end_line", pa.int32()),
+        pa.field("level", pa.int32()),
+        pa.field("signature", pa.string()),
+        pa.field("doc", pa.string()),
+        pa.field("summary", pa.string()),
+        pa.field("summary_source", pa.string()),
+        pa.field("content_hash", pa.string()),
+        pa.field("body", pa.string()),
+        pa.field("search_text", pa.string()),
+        # Reserved for the semantic layer: filled in the background.
+        pa.field("embed_hash", pa.string()),
+        pa.field("vector", pa.list_(pa.float32(), dim), nullable=True),
+    ])
+
+
+LINKS = pa.schema([
+    pa.field("file_key", pa.string()),
+    pa.field("realm", pa.string()),
+    pa.field("repo", pa.string()),
+    pa.field("path", pa.string()),
+    pa.field("line", pa.int32()),
+    pa.field("kind", pa.string()),       # file | anchor | url | import | call ...
+    pa.field("target", pa.string()),
+    pa.field("scope", pa.string()),
+    pa.field("broken", pa.bool_()),
+    pa.field("how", pa.string()),        # link | reference
+])
+
+META = pa.schema([
+    pa.field("key", pa.string(), nullable=False),
+    pa.field("value", pa.string()),
+])

@@ -1,0 +1,1 @@
+"""Watching: filesystem events -> debounced "this path may be dirty" keys."""

@@ -1,0 +1,136 @@
+"""watchdog observers per repo -> callbacks with repo-relative paths.
+
+An event only means "this path may be dirty": the pipeline stats and hashes
+before doing anything. Events inside ``.git`` are reduced to git state
+changes (index.lock appearing or going, HEAD or refs moving), which make the
+engine hold events and reconcile the repo as one batch. Directory events
+(a folder moved in, created, deleted) trigger a reconcile of the repo,
+because inotify reports nothing for the files inside a moved-in folder.
+
+A kernel queue overflow is only logged by watchdog; a logging handler turns
+that log record into a reconcile request for the affected repo.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from watchdog.events import (
+    DirCreatedEvent, DirDeletedEvent, DirMovedEvent, FileClosedEvent, FileCreatedEvent,
+    FileDeletedEvent, FileModifiedEvent, FileMovedEvent, FileSystemEventHandler,
+)
+from watchdog.observers import Observer
+
+log = logging.getLogger(__name__)
+
+EVENTS = [FileCreatedEvent, FileModifiedEvent, FileClosedEvent, FileDeletedEvent, FileMovedEvent,
+          DirCreatedEvent, DirDeletedEvent, DirMovedEvent]
+GIT_STATE_FILES = {"index.lock", "HEAD", "ORIG_HEAD", "MERGE_HEAD", "REBASE_HEAD", "index"}
+SKIP_DIRS = {"node_modules", "__pycache__", ".venv", ".mypy_cache", ".pytest_cache", ".tox"}
+
+
+class RepoHandler(FileSystemEventHandler):
+    def __init__(self, realm: str, repo: str, on_path: Callable, on_git: Callable,
+                 on_rescan: Callable):
+        self.realm, self.repo = realm, repo
+        self.root = os.path.realpath(repo)
+        self.on_path, self.on_git, self.on_rescan = on_path, on_git, on_rescan
+
+    def _rel(self, path) -> str | None:
+        path = os.fsdecode(path)
+        if not path.startswith(self.root):
+            real = os.path.realpath(path)
+            if not real.startswith(self.root):
+                return None
+            path = real
+        rel = os.path.relpath(path, self.root).replace(os.sep, "/")
+        return None if rel.startswith("..") else rel
+
+    def on_any_event(self, event) -> None:
+        try:
+            for raw in filter(None, (event.src_path, getattr(event, "dest_path", None))):
+                rel = self._rel(raw)
+                if rel is None or rel == ".":
+                    continue
+                self._dispatch(event, rel)
+        except Exception:  # noqa: BLE001 - a handler error must never kill the observer
+            log.exception("watch handler failed repo=%s", self.repo)
+
+    def _dispatch(self, event, rel: str) -> None:
+        parts = rel.split("/")
+        if parts[0] == ".git":
+            if parts[-1] in GIT_STATE_FILES or (len(parts) > 1 and parts[1] == "refs"):
+                self.on_git(self.realm, self.repo, rel)
+            return
+        if any(p in SKIP_DIRS for p in parts[:-1]):
+            return
+        if event.is_directory:
+            self.on_rescan(self.realm, self.repo, f"directory {event.event_type}: {rel}")
+            return
+        self.on_path(self.realm, self.repo, rel)
+
+
+class _OverflowLog(logging.Handler):
+    """Turns watchdog's overflow warning into a rescan of the affected repo."""
+
+    def __init__(self, on_overflow: Callable[[str], None]):
+        super().__init__(level=logging.WARNING)
+        self.on_overflow = on_overflow
+
+    def emit(self, record: logging.LogRecord) -> None:
+        msg = record.getMessage()
+        if "overflow" in msg.lower():
+            path = record.args[0] if record.args else None
+            self.on_overflow(str(path) if path else "")
+
+
+class Watcher:
+    """One observer thread with a recursive watch per repo."""
+
+    def __init__(self, on_path, on_git, on_rescan, on_overflow):
+        self.on_path, self.on_git, self.on_rescan = on_path, on_git, on_rescan
+        self.observer = Observer()
+        self.watches: dict[tuple[str, str], object] = {}
+        self.errors: dict[tuple[str, str], str] = {}
+        self._overflow = _OverflowLog(on_overflow)
+        logging.getLogger("watchdog.observers").addHandler(self._overflow)
+
+    def start(self) -> None:
+        self.observer.start()
+
+    def sync(self, repos: list[tuple[str, str]]) -> None:
+        """Watch exactly these (realm, repo) pairs."""
+        wanted = set(repos)
+        for key in list(self.watches):
+            if key not in wanted:
+                self.observer.unschedule(self.watches.pop(key))
+        for key in wanted - set(self.watches):
+            self._add(*key)
+
+    def _add(self, realm: str, repo: str) -> None:
+        if not Path(repo).is_dir():
+            self.errors[(realm, repo)] = "missing"
+            return
+        handler = RepoHandler(realm, repo, self.on_path, self.on_git, self.on_rescan)
+        try:
+            self.watches[(realm, repo)] = self.observer.schedule(
+                handler, repo, recursive=True, event_filter=EVENTS)
+            self.errors.pop((realm, repo), None)
+        except OSError as exc:
+            # inotify limit exhausted (ENOSPC) or the folder vanished: the
+            # engine falls back to periodic reconciliation for this repo.
+            self.errors[(realm, repo)] = f"cannot watch: {exc.strerror or exc}"
+            log.warning("watch failed realm=%s repo=%s error=%s", realm, repo, exc)
+
+    def state(self, realm: str, repo: str) -> str:
+        if (realm, repo) in self.errors:
+            return self.errors[(realm, repo)]
+        return "ok" if (realm, repo) in self.watches else "off"
+
+    def stop(self) -> None:
+        logging.getLogger("watchdog.observers").removeHandler(self._overflow)
+        self.observer.stop()
+        self.observer.join(timeout=5)

@@ -1,0 +1,30 @@
+"""Identifier splitting shared by indexing and querying (pure, no imports).
+
+``HTTPResponse._read_chunked`` becomes "http response read chunked" so that
+a query in words finds an identifier and vice versa.
+"""
+
+from __future__ import annotations
+
+import re
+
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_WORD = re.compile(r"[A-Za-z0-9]+")
+
+
+def split_identifier(name: str) -> list[str]:
+    """Words of an identifier, lower-cased: snake, camel, dotted, kebab."""
+    words: list[str] = []
+    for chunk in _WORD.findall(name):
+        words.extend(w.lower() for w in _CAMEL.findall(chunk))
+    return words
+
+
+def expand_text(text: str) -> str:
+    """Text plus the split words of every identifier-like token in it."""
+    extra: list[str] = []
+    for token in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text):
+        parts = split_identifier(token)
+        if len(parts) > 1:
+            extra.extend(parts)
+    return text if not extra else f"{text} {' '.join(extra)}"
