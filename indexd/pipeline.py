@@ -25,7 +25,7 @@ from pathlib import Path
 from .config import Settings
 from .model import FAILED, INDEXED, SKIPPED, FileRecord, file_key
 from .parse import detect_language, parse_source
-from .scan.listing import list_files
+from .scan.listing import RepoRules
 from .scan.reader import Skip, read_source, stat_key
 from .store import FileWrite, Store
 from .store.rows import entry_rows, link_rows
@@ -125,32 +125,51 @@ class Indexer:
         self.settings = settings
         self.store = store
         self.on_progress = on_progress or (lambda event: None)
+        self._rules: dict[str, RepoRules] = {}
 
     # -- planning ----------------------------------------------------------
+    def rules(self, repo: str, fresh: bool = False) -> RepoRules:
+        """Ignore rules per repo, kept between calls (reloaded on a full plan)."""
+        rules = self._rules.get(repo)
+        if rules is None or fresh:
+            rules = self._rules[repo] = RepoRules(Path(repo), self.settings)
+        return rules
+
     def plan_repo(self, realm: str, repo: str, only: Iterable[str] | None = None) -> Plan:
         """Compare the tree (or only these repo-relative paths) with the store."""
-        root = Path(repo)
         known = self.store.file_records(realm=realm, repo=repo)
         plan = Plan(realm=realm, repo=repo)
-        if not root.is_dir():
+        if not Path(repo).is_dir():
             log.warning("repo missing realm=%s repo=%s", realm, repo)
             plan.deleted = [file_key(realm, repo, p) for p in known]
             return plan
-        listing = list_files(root, self.settings)
-        listed = set(listing.files)
-        scope = set(only) if only is not None else None
-        for path, reason, detail in listing.skipped:
-            if scope is None or path in scope:
-                plan.skipped.append(FileRecord(realm, repo, path, status=SKIPPED,
-                                               reason=f"{reason}: {detail}", indexed_at=time.time()))
-        skipped_paths = {r.path for r in plan.skipped}
-        candidates = listed if scope is None else (listed & scope)
-        for path in sorted(candidates):
-            self._plan_file(plan, known.get(path), realm, repo, path)
-        gone = (set(known) - listed - skipped_paths) if scope is None else (scope & set(known)) - listed - skipped_paths
-        plan.deleted = [file_key(realm, repo, p) for p in sorted(gone)]
-        plan.listed = len(candidates)
+        if only is None:
+            self._plan_full(plan, known)
+        else:
+            self._plan_paths(plan, known, sorted(set(only)))
         return plan
+
+    def _plan_full(self, plan: Plan, known: dict) -> None:
+        listing = self.rules(plan.repo, fresh=True).list()
+        for path, reason, detail in listing.skipped:
+            plan.skipped.append(FileRecord(plan.realm, plan.repo, path, status=SKIPPED,
+                                           reason=f"{reason}: {detail}", indexed_at=time.time()))
+        for path in listing.files:
+            self._plan_file(plan, known.get(path), plan.realm, plan.repo, path)
+        present = set(listing.files) | {r.path for r in plan.skipped}
+        plan.deleted += [file_key(plan.realm, plan.repo, p) for p in sorted(set(known) - present)]
+        plan.listed = len(listing.files)
+
+    def _plan_paths(self, plan: Plan, known: dict, paths: list[str]) -> None:
+        """Dirty paths from the watcher or the command line: no tree walk."""
+        rules = self.rules(plan.repo)
+        for path in paths:
+            if rules.is_ignored(path):
+                if path in known:   # became ignored: its rows must go
+                    plan.deleted.append(known[path].key)
+                continue
+            plan.listed += 1
+            self._plan_file(plan, known.get(path), plan.realm, plan.repo, path)
 
     def _plan_file(self, plan: Plan, rec: FileRecord | None, realm, repo, path) -> None:
         stat = stat_key(Path(repo), path)

@@ -150,7 +150,7 @@ def _emit(args, result: dict, human) -> int:
     return EXIT_OK
 
 
-def call(settings, method: str, params: dict, timeout: float = 60.0) -> dict:
+def call(settings, method: str, params: dict, timeout: float = 60.0, local: bool = True) -> dict:
     """Ask the daemon; fall back to the local store where that makes sense."""
     from ..client import Client
 
@@ -158,7 +158,7 @@ def call(settings, method: str, params: dict, timeout: float = 60.0) -> dict:
         with Client(settings.paths.socket, timeout=timeout) as client:
             return client.call(method, **params)
     except DaemonNotRunning:
-        if method not in LOCAL_OK or params.get("sync"):
+        if not local or method not in LOCAL_OK or params.get("sync"):
             raise
     from .local import call_local
 
@@ -171,8 +171,9 @@ def call(settings, method: str, params: dict, timeout: float = 60.0) -> dict:
 def _status(settings, args) -> int:
     if args.watch:
         return render.watch_status(lambda: call(settings, "status", {}))
+    quick = args.oneline or args.format == "waybar"   # status bars poll: stay cheap
     try:
-        result = call(settings, "status", {"sync": True} if args.sync else {})
+        result = call(settings, "status", {"sync": True} if args.sync else {}, local=not quick)
     except DaemonNotRunning as exc:
         if not (args.oneline or args.format == "waybar"):
             raise

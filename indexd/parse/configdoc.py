@@ -91,7 +91,7 @@ def _extract(text: str, language: str) -> ParseResult:
 
 def _entries(hits: list[_Hit], lines: list[str], comments: bool) -> list[Entry]:
     hits = sorted(hits, key=lambda h: h.start)  # stable: same-line keys keep order
-    used: set[str] = set()
+    used: dict[str, int] = {}
     # Latest qualname of each top-level name: a TOML [a.c] may come after [b],
     # and a repeated YAML document reuses names with a " (2)" suffix.
     tops: dict[str, str] = {}
@@ -116,8 +116,11 @@ def _entries(hits: list[_Hit], lines: list[str], comments: bool) -> list[Entry]:
 
 
 def _sibling_end(hits: list[_Hit], k: int, lines: list[str], comments: bool) -> int:
-    level = len(hits[k].path)
-    nxt = next((h.start for h in hits[k + 1:] if len(h.path) <= level), len(lines))
+    own = hits[k].path
+    # The next key that is not inside this one: a sibling, a shallower key, or
+    # (TOML tables may be split: [a] [b] [a.c]) a deeper key of another parent.
+    nxt = next((h.start for h in hits[k + 1:]
+                if len(h.path) <= len(own) or h.path[:len(own)] != own), len(lines))
     end = nxt - 1
     if nxt > hits[k].start:
         end = _trim_tail(lines, hits[k].start, end, hits[k].column, comments)
@@ -152,14 +155,20 @@ def _comment_above(lines: list[str], start: int) -> str:
     return "\n".join(reversed(block)).strip()[:MAX_DOC]
 
 
-def _unique(qual: str, used: set[str]) -> str:
-    """Repeated keys (YAML multi-docs, JSON duplicates) get ' (2)', ' (3)', ..."""
+def _unique(qual: str, used: dict[str, int]) -> str:
+    """Repeated keys (YAML multi-docs, JSON duplicates) get ' (2)', ' (3)', ...
+
+    ``used`` maps each qualname to the last suffix tried for it, so a file
+    with thousands of identical names stays linear.
+    """
     if qual in used:
-        n = 2
-        while f"{qual} ({n})" in used:
+        base = qual
+        n = used[base]
+        while qual in used:
             n += 1
-        qual = f"{qual} ({n})"
-    used.add(qual)
+            qual = f"{base} ({n})"
+        used[base] = n
+    used[qual] = 1
     return qual
 
 

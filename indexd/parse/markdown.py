@@ -259,7 +259,7 @@ def _sections(lines, first, headings, names, kinds) -> list[Entry]:
                           lines[pre[0]].strip(), pre[0]))
     ends = _section_ends(headings, len(lines))
     parents = _parents(headings)
-    used: set[str] = set()
+    used: dict[str, int] = {}
     quals: list[str] = []
     for k, h in enumerate(headings):
         parent = quals[parents[k]] if parents[k] is not None else None
@@ -294,14 +294,20 @@ def _parents(headings: list[_Heading]) -> list[int | None]:
     return parents
 
 
-def _unique(qual: str, used: set[str]) -> str:
-    """Qualnames must be unique within a file; repeats get ' (2)', ' (3)', ..."""
+def _unique(qual: str, used: dict[str, int]) -> str:
+    """Qualnames must be unique within a file; repeats get ' (2)', ' (3)', ...
+
+    ``used`` maps each qualname to the last suffix tried for it, so a file
+    with thousands of identical names stays linear.
+    """
     if qual in used:
-        n = 2
-        while f"{qual} ({n})" in used:
+        base = qual
+        n = used[base]
+        while qual in used:
             n += 1
-        qual = f"{qual} ({n})"
-    used.add(qual)
+            qual = f"{base} ({n})"
+        used[base] = n
+    used[qual] = 1
     return qual
 
 

@@ -16,7 +16,7 @@ MAX_SIGNATURE = 200
 
 def extract_text(text: str, path: str) -> ParseResult:
     n_lines = text.count("\n") + (0 if text.endswith("\n") else 1) if text else 0
-    first = next((ln.strip() for ln in text.split("\n", 200) if ln.strip()), "")
+    first = text.lstrip().split("\n", 1)[0].strip()
     entry = Entry(
         kind="file", name=posixpath.basename(path) or path, qualname=path,
         start_line=1, end_line=max(1, n_lines),  # an empty file still has line 1

@@ -152,12 +152,13 @@ class SocketServer:
         self.max_inflight = max_inflight
         self.max_queue_messages = max_queue_messages
         self.max_queue_bytes = max_queue_bytes
-        self._server: asyncio.base_events.Server | None = None
+        self._listener: socket.socket | None = None
+        self._accept_task: asyncio.Task | None = None
         self._lock_fd: int | None = None
         self._inode: int | None = None
-        self._conns: dict[Connection, asyncio.Task] = {}
+        self._handlers: set[asyncio.Task] = set()
+        self._conns: set[Connection] = set()
         self._next_id = 0
-        self._stopping = False
 
     @property
     def connections(self) -> tuple[Connection, ...]:
@@ -166,40 +167,36 @@ class SocketServer:
     # ------------------------------------------------------------ lifecycle
 
     async def start(self) -> None:
-        sock = None
         try:
             check_path_length(self.path)
             prepare_directory(self.path.parent)
             self._lock_fd = take_lock(self.path)
             remove_stale_socket(self.path)
-            sock = bind_socket(self.path)
+            self._listener = bind_socket(self.path)
             self._inode = os.stat(self.path).st_ino
-            self._server = await asyncio.start_unix_server(self._on_connect, sock=sock)
         except BaseException:
-            if sock is not None:
-                sock.close()
+            self._close_listener()
             self._release_lock()
             raise
+        # Our own accept loop rather than asyncio.start_unix_server: on 3.11 a
+        # connection accepted in the same loop turn as Server.close() trips an
+        # assertion inside asyncio and its socket leaks, never reaching us.
+        self._accept_task = asyncio.create_task(self._accept_loop())
         log.info("listening on %s", self.path)
 
     async def stop(self) -> None:
-        self._stopping = True
-        if self._server is not None:
-            self._server.close()
-        # Python 3.11's Server.close() leaves accepted connections open, and a
-        # connection accepted just before close may not have reached
-        # _on_connect yet (accept -> transport -> callback takes a few loop
-        # turns). Let those run; they see _stopping and abort themselves.
-        for _ in range(10):
-            await asyncio.sleep(0)
-        tasks = list(self._conns.values())
-        for conn, task in list(self._conns.items()):
+        if self._accept_task is not None:
+            self._accept_task.cancel()
+            await asyncio.gather(self._accept_task, return_exceptions=True)
+            self._accept_task = None
+        # Connections still in the backlog get ECONNRESET when this closes.
+        self._close_listener()
+        for conn in list(self._conns):
             conn.abort()
+        handlers = list(self._handlers)
+        for task in handlers:
             task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        if self._server is not None:
-            await self._server.wait_closed()
-            self._server = None
+        await asyncio.gather(*handlers, return_exceptions=True)
         self._unlink_own_socket()
         self._release_lock()
 
@@ -211,6 +208,11 @@ class SocketServer:
             if conn.subscribed and conn.send_body(body):
                 sent += 1
         return sent
+
+    def _close_listener(self) -> None:
+        if self._listener is not None:
+            self._listener.close()
+            self._listener = None
 
     def _unlink_own_socket(self) -> None:
         # Only remove the file we bound: never another daemon's socket.
@@ -228,22 +230,43 @@ class SocketServer:
 
     # ------------------------------------------------------------ connections
 
-    async def _on_connect(self, reader: asyncio.StreamReader,
-                          writer: asyncio.StreamWriter) -> None:
-        uid, pid = peer_credentials(writer.get_extra_info("socket"))
+    async def _accept_loop(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            try:
+                sock, _ = await loop.sock_accept(self._listener)
+            except OSError as exc:
+                # EMFILE/ENFILE and friends: keep serving existing clients.
+                log.warning("accept failed: %s", exc)
+                await asyncio.sleep(0.1)
+                continue
+            # Registered before the first await, so stop() always sees it.
+            task = asyncio.create_task(self._on_connect(sock))
+            self._handlers.add(task)
+            task.add_done_callback(self._handlers.discard)
+
+    async def _on_connect(self, sock: socket.socket) -> None:
+        uid, pid = peer_credentials(sock)
         self._next_id += 1
-        conn = Connection(self._next_id, writer, peer_uid=uid, peer_pid=pid,
+        cid = self._next_id
+        if not self._uid_allowed(uid):
+            log.warning("refusing connection %d (pid %s): uid %s is not allowed "
+                        "(expected %s)", cid, pid, uid, self.allowed_uid)
+            sock.close()
+            return
+        try:
+            reader, writer = await asyncio.open_unix_connection(
+                sock=sock, limit=_READ_CHUNK)
+        except BaseException as exc:
+            sock.close()     # idempotent if a transport already closed it
+            if not isinstance(exc, OSError):
+                raise
+            log.debug("connection %d gone before setup: %s", cid, exc)
+            return
+        conn = Connection(cid, writer, peer_uid=uid, peer_pid=pid,
                           max_queue_messages=self.max_queue_messages,
                           max_queue_bytes=self.max_queue_bytes)
-        if self._stopping:
-            conn.abort()
-            return
-        if not self._uid_allowed(uid):
-            log.warning("refusing %r: uid %s is not allowed (expected %s)",
-                        conn, uid, self.allowed_uid)
-            conn.abort()
-            return
-        self._conns[conn] = asyncio.current_task()
+        self._conns.add(conn)
         try:
             await self._serve(conn, reader)
         except asyncio.CancelledError:
@@ -253,7 +276,7 @@ class SocketServer:
             log.exception("%r: connection handler failed", conn)
             conn.abort()
         finally:
-            self._conns.pop(conn, None)
+            self._conns.discard(conn)
 
     def _uid_allowed(self, uid: int | None) -> bool:
         if self.allowed_uid is None or uid == self.allowed_uid:

@@ -27,12 +27,12 @@ class Debouncer:
             self._first.setdefault(key, now)
             self._last[key] = now
 
-    def due(self, now: float | None = None) -> list[Hashable]:
-        """Pop and return every key that is ready."""
+    def due(self, now: float | None = None) -> dict[Hashable, float]:
+        """Pop every key that is ready; maps key -> time it was first touched."""
         now = self.clock() if now is None else now
         with self._lock:
-            ready = [k for k, last in self._last.items()
-                     if now - last >= self.quiet_s or now - self._first[k] >= self.max_delay_s]
+            ready = {k: self._first[k] for k, last in self._last.items()
+                     if now - last >= self.quiet_s or now - self._first[k] >= self.max_delay_s}
             for k in ready:
                 del self._last[k]
                 del self._first[k]
@@ -48,6 +48,10 @@ class Debouncer:
     def pending(self) -> int:
         with self._lock:
             return len(self._last)
+
+    def pending_for(self, predicate: Callable[[Hashable], bool]) -> int:
+        with self._lock:
+            return sum(1 for k in self._last if predicate(k))
 
     def oldest(self) -> float | None:
         with self._lock:

@@ -28,16 +28,18 @@ log = logging.getLogger(__name__)
 
 EVENTS = [FileCreatedEvent, FileModifiedEvent, FileClosedEvent, FileDeletedEvent, FileMovedEvent,
           DirCreatedEvent, DirDeletedEvent, DirMovedEvent]
-GIT_STATE_FILES = {"index.lock", "HEAD", "ORIG_HEAD", "MERGE_HEAD", "REBASE_HEAD", "index"}
+# Not "index": libgit2 may rewrite it while we list files, which would loop.
+GIT_STATE_FILES = {"index.lock", "HEAD", "ORIG_HEAD", "MERGE_HEAD", "REBASE_HEAD"}
+COOKIE_PREFIX = ".indexd-cookie-"
 SKIP_DIRS = {"node_modules", "__pycache__", ".venv", ".mypy_cache", ".pytest_cache", ".tox"}
 
 
 class RepoHandler(FileSystemEventHandler):
     def __init__(self, realm: str, repo: str, on_path: Callable, on_git: Callable,
-                 on_rescan: Callable):
+                 on_dir: Callable):
         self.realm, self.repo = realm, repo
         self.root = os.path.realpath(repo)
-        self.on_path, self.on_git, self.on_rescan = on_path, on_git, on_rescan
+        self.on_path, self.on_git, self.on_dir = on_path, on_git, on_dir
 
     def _rel(self, path) -> str | None:
         path = os.fsdecode(path)
@@ -61,6 +63,9 @@ class RepoHandler(FileSystemEventHandler):
 
     def _dispatch(self, event, rel: str) -> None:
         parts = rel.split("/")
+        if parts[-1].startswith(COOKIE_PREFIX):
+            self.on_path(self.realm, self.repo, rel)
+            return
         if parts[0] == ".git":
             if parts[-1] in GIT_STATE_FILES or (len(parts) > 1 and parts[1] == "refs"):
                 self.on_git(self.realm, self.repo, rel)
@@ -68,7 +73,7 @@ class RepoHandler(FileSystemEventHandler):
         if any(p in SKIP_DIRS for p in parts[:-1]):
             return
         if event.is_directory:
-            self.on_rescan(self.realm, self.repo, f"directory {event.event_type}: {rel}")
+            self.on_dir(self.realm, self.repo, rel, event.event_type)
             return
         self.on_path(self.realm, self.repo, rel)
 
@@ -90,8 +95,8 @@ class _OverflowLog(logging.Handler):
 class Watcher:
     """One observer thread with a recursive watch per repo."""
 
-    def __init__(self, on_path, on_git, on_rescan, on_overflow):
-        self.on_path, self.on_git, self.on_rescan = on_path, on_git, on_rescan
+    def __init__(self, on_path, on_git, on_dir, on_overflow):
+        self.on_path, self.on_git, self.on_dir = on_path, on_git, on_dir
         self.observer = Observer()
         self.watches: dict[tuple[str, str], object] = {}
         self.errors: dict[tuple[str, str], str] = {}
@@ -114,7 +119,7 @@ class Watcher:
         if not Path(repo).is_dir():
             self.errors[(realm, repo)] = "missing"
             return
-        handler = RepoHandler(realm, repo, self.on_path, self.on_git, self.on_rescan)
+        handler = RepoHandler(realm, repo, self.on_path, self.on_git, self.on_dir)
         try:
             self.watches[(realm, repo)] = self.observer.schedule(
                 handler, repo, recursive=True, event_filter=EVENTS)

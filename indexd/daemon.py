@@ -1,0 +1,130 @@
+"""Daemon lifecycle: single-instance lock, logging, signals, serve, shut down.
+
+``indexd run`` lands here. Order matters on the way down: stop accepting
+requests, stop the watcher and let the worker finish its batch (store writes
+are atomic per batch, so abandoning is also safe), optimize, release the lock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import fcntl
+import logging
+import logging.handlers
+import os
+import signal
+import sys
+from pathlib import Path
+
+from .config import Settings, load_settings
+from .errors import ConfigError, IndexdError
+
+log = logging.getLogger(__name__)
+
+
+class KeyValueFormatter(logging.Formatter):
+    """One line per event: time level logger event key=value..."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        base = super().format(record)
+        return base.replace("\n", "\n    ")
+
+
+def setup_logging(settings: Settings, foreground: bool = True) -> None:
+    settings.paths.log_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fmt = KeyValueFormatter("%(asctime)s %(levelname)s %(name)s %(message)s")
+    root = logging.getLogger()
+    root.setLevel(logging.INFO)
+    for h in list(root.handlers):
+        root.removeHandler(h)
+    fh = logging.handlers.RotatingFileHandler(settings.paths.log_file, maxBytes=5 << 20,
+                                              backupCount=3, encoding="utf-8")
+    os.chmod(settings.paths.log_file, 0o600)
+    fh.setFormatter(fmt)
+    root.addHandler(fh)
+    if foreground:
+        sh = logging.StreamHandler(sys.stderr)
+        sh.setFormatter(fmt)
+        root.addHandler(sh)
+    logging.getLogger("watchdog").setLevel(logging.WARNING)
+
+
+def take_instance_lock(settings: Settings) -> int:
+    """One daemon per user: an flock held for the process lifetime."""
+    run_dir = settings.paths.runtime_dir
+    run_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    path = settings.paths.lock_file
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        os.close(fd)
+        if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            pid = Path(path).read_text().strip() or "?"
+            raise ConfigError(f"indexd is already running (pid {pid}, socket "
+                              f"{settings.paths.socket}); stop it with: indexctl shutdown",
+                              {"pid": pid, "socket": str(settings.paths.socket)}) from None
+        raise
+    os.ftruncate(fd, 0)
+    os.write(fd, f"{os.getpid()}\n".encode())
+    return fd
+
+
+def run_daemon(settings: Settings | None = None, http: str | None = None, embed: bool = True) -> int:
+    settings = settings or load_settings()
+    try:
+        lock_fd = take_instance_lock(settings)
+    except IndexdError as exc:
+        print(f"indexd: {exc.message}", file=sys.stderr)
+        return 1
+    try:
+        setup_logging(settings)
+        return asyncio.run(_serve(settings, http, embed))
+    finally:
+        os.close(lock_fd)
+
+
+async def _serve(settings: Settings, http: str | None, embed: bool) -> int:
+    from .engine import Engine
+    from .server.methods import Methods
+    from .server.socket_server import SocketServer
+    from .store import Store
+
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    store = Store(settings.paths.store_dir, retention_s=settings.version_retention_s)
+    server_ref: list = []
+
+    def push(params: dict) -> None:   # worker thread -> loop
+        if server_ref:
+            asyncio.run_coroutine_threadsafe(server_ref[0].notify("status", params), loop)
+
+    engine = Engine(settings, store, notify=push)
+    engine._on_shutdown = lambda: loop.call_soon_threadsafe(stop.set)
+    methods = Methods(lambda: engine.settings, store, engine)
+    server = SocketServer(settings.paths.socket, methods)
+    server_ref.append(server)
+    try:
+        await server.start()
+    except IndexdError as exc:
+        log.error("cannot listen: %s", exc.message)
+        print(f"indexd: {exc.message}", file=sys.stderr)
+        return 1
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    engine.start()
+    log.info("daemon started pid=%s socket=%s realms=%s", os.getpid(), settings.paths.socket,
+             ",".join(sorted(settings.realms)) or "none")
+    print(f"indexd: serving {len(settings.realm_repos(None))} repos on {settings.paths.socket}",
+          file=sys.stderr, flush=True)
+    await stop.wait()
+    log.info("daemon stopping")
+    await server.stop()
+    await asyncio.to_thread(engine.stop)
+    try:
+        store.optimize()
+    except Exception:  # noqa: BLE001 - shutting down anyway
+        log.exception("optimize at shutdown failed")
+    log.info("daemon stopped")
+    return 0

@@ -1,0 +1,422 @@
+"""The daemon's engine: watch events -> debounce -> the single indexing worker.
+
+Threads: watchdog's observer thread calls the ``on_*`` hooks (cheap: a dict
+update and a wake-up); one worker thread owns every store write (the
+pipeline's single writer); the asyncio loop serves requests and reads the
+store through ``asyncio.to_thread`` so a query never waits on indexing.
+
+Git awareness: while ``.git/index.lock`` exists the repo is "busy" and its
+events are held; when it goes away (or HEAD moves) the whole repo is
+reconciled as one batch, which is cheap thanks to the stat cache and
+converges however many files a checkout touched.
+
+Freshness: ``index_lag_s`` is the age of the oldest change the index does
+not reflect yet (pending or in flight); ``sync`` writes a cookie file in
+every repo and waits for its event (Watchman's trick), then flushes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .config import Settings, load_settings
+from .model import file_key
+from .errors import IndexNotReady
+from .pipeline import Indexer
+from .query.search import keyword_search
+from .server.methods import repo_status
+from .store import Store
+from .watch.debounce import Debouncer
+from .scan.listing import RepoRules
+from .watch.watcher import COOKIE_PREFIX, Watcher
+
+log = logging.getLogger(__name__)
+
+RECONCILE_EVERY_S = 600        # safety net even when watching works
+UNWATCHED_EVERY_S = 30         # repos we could not watch (inotify limit...)
+GIT_LOCK_STALE_S = 120         # an index.lock older than this is ignored
+BATCH_MAX = 2000
+
+
+@dataclass
+class RepoState:
+    busy: bool = False                     # git operation in progress
+    rescan: str | None = None              # reason, when a full reconcile is due
+    rescan_since: float | None = None
+    last_reconcile: float = 0.0
+    overflow: int = 0
+    errors: Counter = field(default_factory=Counter)
+
+
+class Engine:
+    def __init__(self, settings: Settings, store: Store, notify=None):
+        self.settings = settings
+        self.store = store
+        self.notify = notify or (lambda params: None)   # called from the worker thread
+        self.indexer = Indexer(settings, store)
+        # Wall-clock debouncer: its first-seen times feed index_lag_s directly.
+        self.debouncer = Debouncer(settings.debounce_ms / 1000, settings.max_delay_ms / 1000,
+                                   clock=time.time)
+        self.repos: dict[tuple[str, str], RepoState] = {}
+        self.cond = threading.Condition()
+        self.in_flight: dict[tuple, float] = {}         # key -> first-seen time
+        self.generation = 0                             # completed worker cycles
+        self.cookies_seen: set[str] = set()
+        self.flush_requested = False
+        self.stopping = False
+        self.paused = False
+        self.started = time.time()
+        self.error_state: str | None = None
+        self.last_batch: dict = {}
+        self.watcher = Watcher(self.on_path, self.on_git, self.on_dir, self.on_overflow)
+        # The observer thread's own ignore rules (pygit2 objects are not shared
+        # across threads; the worker has the indexer's).
+        self._event_rules: dict[str, RepoRules] = {}
+        self.thread = threading.Thread(target=self._worker, name="indexd-worker", daemon=True)
+
+    # -- lifecycle ---------------------------------------------------------
+    def start(self) -> None:
+        self._sync_repos(initial=True)
+        self.watcher.start()
+        self.thread.start()
+
+    def stop(self) -> None:
+        with self.cond:
+            self.stopping = True
+            self.cond.notify_all()
+        self.watcher.stop()
+        self.thread.join(timeout=60)
+
+    def request_shutdown(self) -> None:
+        self._on_shutdown()
+
+    _on_shutdown = staticmethod(lambda: None)   # the daemon installs its own
+
+    def reload_config(self) -> None:
+        self.settings = load_settings()
+        self.indexer.settings = self.settings
+        self._sync_repos()
+
+    def _sync_repos(self, initial: bool = False) -> None:
+        pairs = self.settings.realm_repos(None)
+        with self.cond:
+            for key in pairs:
+                if key not in self.repos:
+                    self.repos[key] = RepoState(rescan="start" if initial else "added",
+                                                rescan_since=time.time())
+            removed = [k for k in self.repos if k not in pairs]
+            for key in removed:
+                del self.repos[key]
+            self.cond.notify_all()
+        self.watcher.sync(pairs)
+        if removed:
+            self._purge_repos(removed)
+
+    def _purge_repos(self, removed) -> None:
+        self.debouncer.drop(lambda k: (k[0], k[1]) in removed)
+        for realm, repo in removed:
+            keys = list(self.store.file_records(realm=realm, repo=repo))
+            self.store.delete_files([file_key(realm, repo, p) for p in keys])
+            log.info("repo removed realm=%s repo=%s files=%d", realm, repo, len(keys))
+
+    # -- watcher hooks (observer thread) -----------------------------------
+    def on_path(self, realm: str, repo: str, rel: str) -> None:
+        name = rel.rsplit("/", 1)[-1]
+        if name.startswith(COOKIE_PREFIX):
+            with self.cond:
+                self.cookies_seen.add(name)
+                self.cond.notify_all()
+            return
+        if name in (".gitignore", ".indexdignore"):
+            self._event_rules.pop(repo, None)
+            self.on_rescan(realm, repo, f"{name} changed")
+        elif self._ignored(repo, rel, False):
+            return
+        self.debouncer.touch((realm, repo, rel))
+        with self.cond:
+            self.cond.notify_all()
+
+    def on_dir(self, realm: str, repo: str, rel: str, what: str) -> None:
+        if not self._ignored(repo, rel, True):
+            self.on_rescan(realm, repo, f"directory {what}: {rel}")
+
+    def _ignored(self, repo: str, rel: str, is_dir: bool) -> bool:
+        rules = self._event_rules.get(repo)
+        if rules is None:
+            rules = self._event_rules[repo] = RepoRules(Path(repo), self.settings)
+        try:
+            return rules.is_ignored(rel, is_dir)
+        except Exception:  # noqa: BLE001 - when unsure, let the pipeline decide
+            return False
+
+    def on_git(self, realm: str, repo: str, rel: str) -> None:
+        state = self.repos.get((realm, repo))
+        if state is None:
+            return
+        lock = Path(repo, ".git", "index.lock")
+        busy = lock.exists() and time.time() - _mtime(lock) < GIT_LOCK_STALE_S
+        with self.cond:
+            if state.busy and not busy:
+                state.rescan = state.rescan or "git operation finished"
+                state.rescan_since = state.rescan_since or time.time()
+            elif not busy and (rel.endswith("HEAD") or "/refs/" in rel):
+                state.rescan = state.rescan or f"git {rel} changed"
+                state.rescan_since = state.rescan_since or time.time()
+            state.busy = busy
+            self.cond.notify_all()
+
+    def on_rescan(self, realm: str, repo: str, reason: str) -> None:
+        state = self.repos.get((realm, repo))
+        if state is not None:
+            with self.cond:
+                state.rescan = state.rescan or reason
+                state.rescan_since = state.rescan_since or time.time()
+                self.cond.notify_all()
+
+    def on_overflow(self, path: str) -> None:
+        for (realm, repo), state in list(self.repos.items()):
+            if not path or os.path.realpath(path).startswith(os.path.realpath(repo)):
+                state.overflow += 1
+                log.warning("watch overflow realm=%s repo=%s: full reconcile", realm, repo)
+                self.on_rescan(realm, repo, "watcher overflow")
+
+    # -- the worker ----------------------------------------------------------
+    def _worker(self) -> None:
+        while True:
+            with self.cond:
+                work = self._wait_for_work()
+                if work is None:
+                    return
+            self._run_cycle(*work)
+
+    def _wait_for_work(self):
+        """Block (holding cond) until something is due; None when stopping."""
+        while not self.stopping:
+            if not self.paused:
+                rescans = self._due_rescans()
+                keys = self.debouncer.due(float("inf") if self.flush_requested else None)
+                keys = self._hold_busy(keys)
+                if rescans or keys:
+                    self.flush_requested = False
+                    return rescans, keys
+                if self.flush_requested and not self.debouncer.pending():
+                    self.flush_requested = False
+                    self.generation += 1
+                    self.cond.notify_all()
+                    continue
+            deadline = self.debouncer.next_deadline()
+            timeout = 5.0 if deadline is None else max(0.01, deadline - time.time())
+            self.cond.wait(min(timeout, 5.0))
+        return None
+
+    def _due_rescans(self) -> list[tuple[str, str, str]]:
+        now = time.time()
+        out = []
+        for (realm, repo), state in self.repos.items():
+            if state.busy:
+                continue
+            if state.rescan is None:
+                every = UNWATCHED_EVERY_S if self.watcher.state(realm, repo) != "ok" else RECONCILE_EVERY_S
+                if now - state.last_reconcile >= every:
+                    state.rescan, state.rescan_since = "periodic", now
+                else:
+                    continue
+            out.append((realm, repo, state.rescan))
+            self.in_flight[(realm, repo, "*")] = state.rescan_since or now
+            state.rescan, state.rescan_since = None, None
+            state.last_reconcile = now
+        return out
+
+    def _hold_busy(self, due: dict):
+        held, ready = [], []
+        for key in due:
+            state = self.repos.get((key[0], key[1]))
+            if state is None:
+                continue          # repo removed meanwhile
+            (held if state.busy else ready).append(key)
+        for key in held:          # back into the debouncer until git is done
+            self.debouncer.touch(key)
+        for key in ready:
+            self.in_flight[key] = due[key]
+        return ready
+
+    def _run_cycle(self, rescans, keys) -> None:
+        started = time.monotonic()
+        plans = []
+        try:
+            full = {(r, p) for r, p, _ in rescans}
+            for realm, repo, reason in rescans:
+                log.info("reconcile realm=%s repo=%s reason=%s", realm, repo, reason)
+                plans.append(self.indexer.plan_repo(realm, repo))
+            by_repo: dict[tuple[str, str], list[str]] = {}
+            for realm, repo, rel in keys:
+                if (realm, repo) not in full:
+                    by_repo.setdefault((realm, repo), []).append(rel)
+            for (realm, repo), rels in by_repo.items():
+                plans.append(self.indexer.plan_repo(realm, repo, rels))
+            report = self.indexer.run(plans)
+            self.error_state = None
+            self.last_batch = report.to_json() | {"at": time.time()}
+            log.info("batch done paths=%d rescans=%d parsed=%d deleted=%d ms=%.0f", len(keys),
+                     len(rescans), report.parsed, report.deleted, (time.monotonic() - started) * 1000)
+        except Exception as exc:  # noqa: BLE001 - the worker must survive any batch
+            self.error_state = f"{type(exc).__name__}: {exc}"
+            log.exception("batch failed; will retry")
+            for realm, repo, reason in rescans:
+                self.on_rescan(realm, repo, f"retry after error ({reason})")
+            for key in keys:
+                self.debouncer.touch(key)
+            time.sleep(1.0)
+        finally:
+            with self.cond:
+                self.in_flight.clear()
+                self.generation += 1
+                self.cond.notify_all()
+        self.notify(self.brief())
+
+    # -- queries -------------------------------------------------------------
+    async def search(self, req) -> dict:
+        return await asyncio.to_thread(keyword_search, self.store, req)
+
+    def search_modes(self) -> list[str]:
+        return ["keyword"]
+
+    async def reindex(self, paths, realm, wait: bool) -> dict:
+        from .realms import locate
+
+        if paths:
+            targets = [locate(self.settings, p) for p in paths]
+            for r, repo, rel in targets:
+                if Path(repo, rel).is_dir():
+                    self.on_rescan(r, repo, "reindex requested")
+                else:
+                    self.debouncer.touch((r, repo, rel))
+        else:
+            for r, repo in self.settings.realm_repos(realm):
+                self.on_rescan(r, repo, "reindex requested")
+        with self.cond:
+            self.flush_requested = True
+            self.cond.notify_all()
+        if wait:
+            await self.sync(timeout=600, cookies=False)
+        return {"queued": len(paths) if paths else "all", "waited": wait} | self.freshness()
+
+    async def sync(self, timeout: float = 10.0, cookies: bool = True) -> None:
+        await asyncio.to_thread(self._sync_blocking, timeout, cookies)
+
+    def _sync_blocking(self, timeout: float, cookies: bool) -> None:
+        deadline = time.monotonic() + timeout
+        if cookies:
+            self._wait_cookies(deadline)
+        with self.cond:
+            target = self.generation + 1
+            self.flush_requested = True
+            self.cond.notify_all()
+            while not (self.generation >= target and self._idle()):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise IndexNotReady("sync timed out waiting for the indexer",
+                                        self.freshness())
+                self.flush_requested = self.flush_requested or bool(self.debouncer.pending())
+                self.cond.notify_all()
+                self.cond.wait(min(left, 0.5))
+
+    def _idle(self) -> bool:
+        return (not self.in_flight and not self.debouncer.pending()
+                and not any(s.rescan for s in self.repos.values()))
+
+    def _wait_cookies(self, deadline: float) -> None:
+        names = {}
+        for (realm, repo), state in list(self.repos.items()):
+            if self.watcher.state(realm, repo) != "ok":
+                self.on_rescan(realm, repo, "sync on an unwatched repo")
+                continue
+            name = f"{COOKIE_PREFIX}{os.getpid()}-{time.monotonic_ns()}"
+            git = Path(repo, ".git")
+            where = git if git.is_dir() else Path(repo)
+            try:
+                (where / name).write_bytes(b"")
+                names[name] = where / name
+            except OSError as exc:
+                log.warning("cookie failed repo=%s error=%s", repo, exc)
+                self.on_rescan(realm, repo, "sync cookie failed")
+        try:
+            with self.cond:
+                while not set(names) <= self.cookies_seen:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        raise IndexNotReady("sync timed out waiting for file events")
+                    self.cond.wait(min(left, 0.2))
+                self.cookies_seen -= set(names)
+        finally:
+            for path in names.values():
+                path.unlink(missing_ok=True)
+
+    # -- status --------------------------------------------------------------
+    def pending(self) -> int:
+        rescans = sum(1 for s in self.repos.values() if s.rescan)
+        return self.debouncer.pending() + len(self.in_flight) + rescans
+
+    def index_lag_s(self) -> float:
+        times = list(self.in_flight.values())
+        oldest = self.debouncer.oldest()
+        if oldest is not None:
+            times.append(oldest)
+        times += [s.rescan_since for s in self.repos.values() if s.rescan and s.rescan_since]
+        return round(max(0.0, time.time() - min(times)), 3) if times else 0.0
+
+    def freshness(self) -> dict:
+        pending = self.pending()
+        return {"index_lag_s": self.index_lag_s(), "pending": pending, "stale": pending > 0}
+
+    def brief(self) -> dict:
+        pending = self.pending()
+        state = "error" if self.error_state else ("indexing" if pending else "fresh")
+        return {"state": state, "pending": pending, "index_lag_s": self.index_lag_s(),
+                "generation": self.generation, "paused": self.paused,
+                "error": self.error_state, "last_batch": self.last_batch}
+
+    def status(self) -> dict:
+        realms = []
+        for name in sorted(self.settings.realms):
+            repos = []
+            for repo in self.settings.realms[name]:
+                state = self.repos.get((name, repo), RepoState())
+                info = repo_status(self.store, name, repo)
+                info["pending"] = self.debouncer.pending_for(lambda k, r=repo: k[1] == r)
+                info["watcher"] = "paused" if self.paused else (
+                    "recrawling" if state.rescan else self.watcher.state(name, repo))
+                info["overflows"] = state.overflow
+                info["git_busy"] = state.busy
+                repos.append(info)
+            realms.append({"name": name, "repos": repos})
+        return {"daemon": _process_info(self.started), "realms": realms,
+                "queues": {"parse": self.pending(), "embed": 0},
+                "store": self.store.stats(), **self.brief()}
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def _process_info(started: float) -> dict:
+    rss = 0
+    try:
+        with open("/proc/self/statm") as fh:
+            rss = int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except OSError:
+        import resource
+
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    return {"pid": os.getpid(), "uptime_s": round(time.time() - started, 1),
+            "rss_mb": round(rss / 1e6, 1)}
