@@ -153,7 +153,7 @@ class SocketServer:
         self.max_queue_messages = max_queue_messages
         self.max_queue_bytes = max_queue_bytes
         self._listener: socket.socket | None = None
-        self._accept_task: asyncio.Task | None = None
+        self._retry: asyncio.TimerHandle | None = None
         self._lock_fd: int | None = None
         self._inode: int | None = None
         self._handlers: set[asyncio.Task] = set()
@@ -178,17 +178,15 @@ class SocketServer:
             self._close_listener()
             self._release_lock()
             raise
-        # Our own accept loop rather than asyncio.start_unix_server: on 3.11 a
+        # Our own accept rather than asyncio.start_unix_server: on 3.11 a
         # connection accepted in the same loop turn as Server.close() trips an
         # assertion inside asyncio and its socket leaks, never reaching us.
-        self._accept_task = asyncio.create_task(self._accept_loop())
+        self._listen()
         log.info("listening on %s", self.path)
 
     async def stop(self) -> None:
-        if self._accept_task is not None:
-            self._accept_task.cancel()
-            await asyncio.gather(self._accept_task, return_exceptions=True)
-            self._accept_task = None
+        if self._retry is not None:
+            self._retry.cancel()
         # Connections still in the backlog get ECONNRESET when this closes.
         self._close_listener()
         for conn in list(self._conns):
@@ -211,6 +209,10 @@ class SocketServer:
 
     def _close_listener(self) -> None:
         if self._listener is not None:
+            try:
+                asyncio.get_running_loop().remove_reader(self._listener.fileno())
+            except RuntimeError:
+                pass    # not started on a loop
             self._listener.close()
             self._listener = None
 
@@ -230,20 +232,35 @@ class SocketServer:
 
     # ------------------------------------------------------------ connections
 
-    async def _accept_loop(self) -> None:
-        loop = asyncio.get_running_loop()
-        while True:
+    def _listen(self) -> None:
+        if self._listener is not None:
+            asyncio.get_running_loop().add_reader(self._listener.fileno(), self._on_readable)
+
+    def _on_readable(self) -> None:
+        """Accept synchronously and hand each socket to a task at once.
+
+        No await between accept() and task creation, so stop() can never miss
+        an accepted socket (an awaited sock_accept() can be cancelled after it
+        accepted, leaking the socket).
+        """
+        for _ in range(64):     # bounded: let other callbacks run
             try:
-                sock, _ = await loop.sock_accept(self._listener)
+                sock, _ = self._listener.accept()
+            except (BlockingIOError, InterruptedError):
+                return
             except OSError as exc:
-                # EMFILE/ENFILE and friends: keep serving existing clients.
-                log.warning("accept failed: %s", exc)
-                await asyncio.sleep(0.1)
-                continue
-            # Registered before the first await, so stop() always sees it.
+                # EMFILE/ENFILE: the listener stays readable; pause instead of spinning.
+                log.warning("accept failed: %s; retrying shortly", exc)
+                loop = asyncio.get_running_loop()
+                loop.remove_reader(self._listener.fileno())
+                self._retry = loop.call_later(0.1, self._listen)
+                return
             task = asyncio.create_task(self._on_connect(sock))
             self._handlers.add(task)
             task.add_done_callback(self._handlers.discard)
+            # A task cancelled before its first step never runs its finally
+            # blocks; closing here covers that (close() is idempotent).
+            task.add_done_callback(lambda _t, s=sock: s.close())
 
     async def _on_connect(self, sock: socket.socket) -> None:
         uid, pid = peer_credentials(sock)
