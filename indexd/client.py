@@ -152,6 +152,8 @@ class Client:
             self._sock.settimeout(self.timeout)
             self._sock.sendall(data)
         except TimeoutError:
+            # A partial frame may have gone out: the stream is unusable now.
+            self.close()
             raise RequestTimeout(f"timed out sending to {self.path}") from None
         except OSError as exc:
             self.close()
@@ -202,6 +204,9 @@ class Client:
         if end < 0:
             return _NOTHING
         length = _content_length(bytes(self._buf[:end]))
+        if length is None:
+            self.close()
+            raise ConnectionLost("indexd sent a frame without Content-Length")
         if len(self._buf) < end + 4 + length:
             return _NOTHING
         body = bytes(self._buf[end + 4:end + 4 + length])
@@ -219,9 +224,9 @@ class Client:
 _NOTHING = object()
 
 
-def _content_length(block: bytes) -> int:
+def _content_length(block: bytes) -> int | None:
     for line in block.split(b"\r\n"):
         name, _, value = line.partition(b":")
         if name.strip().lower() == b"content-length" and value.strip().isdigit():
             return int(value.strip())
-    raise ConnectionLost("indexd sent a frame without Content-Length")
+    return None

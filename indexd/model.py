@@ -60,6 +60,7 @@ class Reference:
     kind: str                 # "call" | "import" | "type" | ...
     line: int
     scope: str | None = None  # qualified name of the enclosing symbol
+    module: str | None = None  # for imports of names: the module they come from
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ module understands:
     @scope.<what>        a container that names its children but is no symbol
                          itself (Rust ``impl Foo``)
     @reference.<kind>    a use of a name (call, import, type, ...)
+    @module              with a reference: the module a name is imported from
 
 Nesting (and so qualified names) comes from byte ranges: a definition inside
 another is its child. A ``function`` directly inside a class-like container
@@ -50,12 +51,18 @@ class _Def:
 def _query(language: str):
     import tree_sitter
 
+    return tree_sitter.Query(grammar(language), query_source(language))
+
+
+def query_source(language: str) -> str:
+    """``<lang>.scm`` (symbols) plus ``<lang>.refs.scm`` (references) if present."""
     files = resources.files(__package__) / "queries"
-    name = f"{language}.scm"
-    if not (files / name).is_file() and language == "tsx":
-        name = "typescript.scm"
-    source = (files / name).read_text(encoding="utf-8")
-    return tree_sitter.Query(grammar(language), source)
+    base = language if (files / f"{language}.scm").is_file() or language != "tsx" else "typescript"
+    parts = [(files / f"{base}.scm").read_text(encoding="utf-8")]
+    refs = files / f"{base}.refs.scm"
+    if refs.is_file():
+        parts.append(refs.read_text(encoding="utf-8"))
+    return "\n".join(parts)
 
 
 def has_queries(language: str) -> bool:
@@ -103,7 +110,7 @@ def _text(node) -> str:
 
 def _collect(matches):
     defs: dict[int, _Def] = {}
-    refs: list[tuple[str, object]] = []
+    refs: list[tuple[str, object, object]] = []
     for _pattern, caps in matches:
         names = caps.get("name") or []
         for cap, nodes in caps.items():
@@ -119,7 +126,9 @@ def _collect(matches):
                     receiver=_text(receiver[0]) if receiver else None,
                     is_scope=cap.startswith("scope."))
             elif cap.startswith("reference.") and names:
-                refs.append((cap.split(".", 1)[1], names[0]))
+                module = caps.get("module")
+                for name in names:
+                    refs.append((cap.split(".", 1)[1], name, module[0] if module else None))
     return sorted(defs.values(), key=lambda d: (d.node.start_byte, -d.node.end_byte)), refs
 
 
@@ -243,7 +252,7 @@ def _build_references(refs, entries: list[Entry]) -> list[Reference]:
     spans = sorted(((e.start_line, e.end_line, e.qualname) for e in entries),
                    key=lambda s: (s[0], -s[1]))
     out = []
-    for kind, node in refs:
+    for kind, node, module in refs:
         line = node.start_point[0] + 1
         scope = None
         for start, end, q in spans:
@@ -251,7 +260,8 @@ def _build_references(refs, entries: list[Entry]) -> list[Reference]:
                 scope = q  # innermost wins: spans are sorted outer-first
             elif start > line:
                 break
-        out.append(Reference(name=_text(node), kind=kind, line=line, scope=scope))
+        out.append(Reference(name=_text(node), kind=kind, line=line, scope=scope,
+                             module=_text(module) if module is not None else None))
     return out
 
 

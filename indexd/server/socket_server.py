@@ -316,11 +316,15 @@ class SocketServer:
             except asyncio.TimeoutError:
                 log.info("%r: could not flush before closing", conn)
         finally:
-            for task in inflight:
-                task.cancel()
+            leftovers = [t for t in (*inflight, writer_task) if not t.done()]
             if not writer_task.done():
                 conn.abort()
-                writer_task.cancel()
+            for task in leftovers:
+                task.cancel()
+            if leftovers:
+                # Reap them so none outlives stop() (bounded: a dispatch that
+                # ignores cancellation must not hang shutdown).
+                await asyncio.wait(leftovers, timeout=FLUSH_TIMEOUT)
             await _close_quietly(conn)
 
     async def _read_loop(self, conn: Connection, reader: asyncio.StreamReader,

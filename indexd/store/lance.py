@@ -156,8 +156,8 @@ class Store:
         links = [row for w in writes for row in w.links]
         try:
             self._replace(self.entries, "id", entries, S.entries_schema(self.dim), scope)
-            self._replace(self.links, ["file_key", "line", "kind", "target"], links, S.LINKS, scope,
-                          dedupe=("file_key", "line", "kind", "target"))
+            self._replace(self.links, ["file_key", "line", "kind", "target", "module"], links,
+                          S.LINKS, scope, dedupe=("file_key", "line", "kind", "target", "module"))
             files = [_file_row(w.record) for w in writes]
             self._replace(self.files, "key", files, S.FILES, _in_list("key", keys))
         except (OSError, RuntimeError, ValueError) as exc:

@@ -65,8 +65,8 @@ def search_text(path: str, e: Entry) -> str:
 def link_rows(rec: FileRecord, result: ParseResult) -> list[dict]:
     rows = [{"file_key": rec.key, "realm": rec.realm, "repo": rec.repo, "path": rec.path,
              "line": ln.line, "kind": ln.kind, "target": ln.target, "scope": None,
-             "broken": ln.broken, "how": "link"} for ln in result.links]
+             "module": None, "broken": ln.broken, "how": "link"} for ln in result.links]
     rows += [{"file_key": rec.key, "realm": rec.realm, "repo": rec.repo, "path": rec.path,
               "line": r.line, "kind": r.kind, "target": r.name, "scope": r.scope,
-              "broken": False, "how": "reference"} for r in result.references]
+              "module": r.module, "broken": False, "how": "reference"} for r in result.references]
     return rows

@@ -67,6 +67,7 @@ LINKS = pa.schema([
     pa.field("kind", pa.string()),       # file | anchor | url | import | call ...
     pa.field("target", pa.string()),
     pa.field("scope", pa.string()),
+    pa.field("module", pa.string()),     # imports of names: the module they come from
     pa.field("broken", pa.bool_()),
     pa.field("how", pa.string()),        # link | reference
 ])

@@ -9,6 +9,8 @@ import os
 import shutil
 import socket
 import stat
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -19,7 +21,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from indexd.client import Client
 from indexd.errors import (ConfigError, ConnectionLost, DaemonNotRunning, IndexdError,
-                           InvalidParams, MethodNotFound, ParseError, RealmError,
+                           InvalidParams, MethodNotFound, RealmError,
                            RequestTimeout)
 from indexd.server import protocol
 from indexd.server.socket_server import SocketServer
@@ -362,6 +364,28 @@ def test_early_disconnect_and_half_close(srv):
     with srv.client() as c:
         assert c.call("echo") == {"params": {}}
     wait_until(lambda: len(srv.server.connections) == 0)
+
+
+def test_client_imports_stay_light():
+    code = ("import sys, indexd.client; "
+            "heavy = [m for m in sys.modules if m.split('.')[0] in "
+            "('asyncio', 'lancedb', 'torch', 'pyarrow') or "
+            "(m.startswith('indexd.') and m not in ('indexd.client', 'indexd.errors', 'indexd.model'))]; "
+            "print(heavy); sys.exit(bool(heavy))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_stop_with_requests_in_flight():
+    srv = ServerThread().start()
+    with srv.raw() as s:
+        s.sendall(ndjson(req(1, "sleep", seconds=60)))
+        wait_until(lambda: len(srv.server.connections) == 1)
+        t0 = time.monotonic()
+        srv.stop()
+        assert time.monotonic() - t0 < 5
+        assert Reader(s).at_eof() and not srv.path.exists()
 
 
 def test_client_timeout_and_reuse(srv):
