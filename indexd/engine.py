@@ -75,6 +75,7 @@ class Engine:
         self.started = time.time()
         self.error_state: str | None = None
         self.last_batch: dict = {}
+        self._config_stamp = _stamp(settings.paths.config_file)
         self.watcher = Watcher(self.on_path, self.on_git, self.on_dir, self.on_overflow)
         # The observer thread's own ignore rules (pygit2 objects are not shared
         # across threads; the worker has the indexer's).
@@ -101,6 +102,7 @@ class Engine:
 
     def reload_config(self) -> None:
         self.settings = load_settings()
+        self._config_stamp = _stamp(self.settings.paths.config_file)
         self.indexer.settings = self.settings
         self._sync_repos()
 
@@ -199,6 +201,7 @@ class Engine:
     def _wait_for_work(self):
         """Block (holding cond) until something is due; None when stopping."""
         while not self.stopping:
+            self._check_config()
             if not self.paused:
                 rescans = self._due_rescans()
                 keys = self.debouncer.due(float("inf") if self.flush_requested else None)
@@ -213,8 +216,25 @@ class Engine:
                     continue
             deadline = self.debouncer.next_deadline()
             timeout = 5.0 if deadline is None else max(0.01, deadline - time.time())
-            self.cond.wait(min(timeout, 5.0))
+            self.cond.wait(min(timeout, 2.0))
         return None
+
+    def _check_config(self) -> None:
+        """Reload when config.toml changed on disk (edited by hand or by indexctl)."""
+        stamp = _stamp(self.settings.paths.config_file)
+        if stamp == self._config_stamp:
+            return
+        self._config_stamp = stamp
+        try:
+            self.cond.release()
+            try:
+                self.reload_config()
+            finally:
+                self.cond.acquire()
+            log.info("config reloaded realms=%s", ",".join(sorted(self.settings.realms)))
+        except Exception as exc:  # noqa: BLE001 - keep running on the old config
+            self.error_state = f"config: {exc}"
+            log.error("config reload failed, keeping the previous one: %s", exc)
 
     def _due_rescans(self) -> list[tuple[str, str, str]]:
         now = time.time()
@@ -400,6 +420,14 @@ class Engine:
         return {"daemon": _process_info(self.started), "realms": realms,
                 "queues": {"parse": self.pending(), "embed": 0},
                 "store": self.store.stats(), **self.brief()}
+
+
+def _stamp(path: Path) -> tuple:
+    try:
+        st = path.stat()
+        return (st.st_mtime_ns, st.st_size, st.st_ino)
+    except OSError:
+        return ()
 
 
 def _mtime(path: Path) -> float:

