@@ -156,7 +156,8 @@ def test_git_index_lock_holds_events(git_repo, daemon):
     lock = git_repo.path / ".git" / "index.lock"
     lock.write_text("")
     git_repo.write("b.py", "def held_back(): pass\n")
-    time.sleep(1.0)
+    wait_until(lambda: d.call("status")["pending"] >= 1, timeout=20, what="the event to be held")
+    time.sleep(0.5)  # longer than the debounce: it would have been indexed by now
     assert d.call("status")["pending"] >= 1
     assert not d.call("search", query="held back")["results"]
     lock.unlink()
