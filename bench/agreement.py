@@ -77,6 +77,7 @@ class Agreement:
     total: int = 0
     agreed: int = 0
     disagreements: list = field(default_factory=list)
+    extra: list = field(default_factory=list)            # (path, Entry) indexd-only symbols
     seconds_ast: float = 0.0
     seconds_indexd: float = 0.0
 
@@ -94,6 +95,7 @@ class Agreement:
         self.total += other.total
         self.agreed += other.agreed
         self.disagreements += other.disagreements
+        self.extra += other.extra
         self.seconds_ast += other.seconds_ast
         self.seconds_indexd += other.seconds_indexd
 
@@ -164,6 +166,9 @@ def compare_text(text: str, rel: str) -> Agreement:
             if parsed.error:
                 detail += f"; {parsed.error}"
         result.disagreements.append(Disagreement(rel, cause, d, detail))
+    starts = {(d.name, d.line) for d in defs}
+    result.extra = [(rel, e) for e in parsed.entries
+                    if e.kind in SYMBOL_KINDS and (e.name, e.start_line) not in starts]
     return result
 
 
@@ -200,7 +205,8 @@ def summary_rows(a: Agreement) -> list[tuple[str, str]]:
             ("files indexd reports a syntax error", str(len(a.indexd_errors))),
             ("ast definitions", str(a.total)),
             ("agreed (name + start + end line)", str(a.agreed)),
-            ("agreement", f"{a.percent:.2f}%")]
+            ("agreement", f"{a.percent:.2f}%"),
+            ("indexd symbols with no ast def (extra)", str(len(a.extra)))]
     for cause, n in a.causes().most_common():
         rows.append((f"disagree: {cause}", str(n)))
     return rows

@@ -28,7 +28,7 @@ from urllib.parse import unquote
 
 import yaml
 
-from ..model import Entry, Link, ParseResult, content_hash
+from ..model import Entry, Link, ParseResult, Reference, content_hash
 
 MAX_BODY = 2000
 MAX_DOC = 500
@@ -93,18 +93,20 @@ class _State:
     entries: list
     links: list
     meta: dict
+    refs: list = None   # code spans naming identifiers or paths (for the graph)
 
 
 def extract_markdown(text: str, path: str,
                      exists: Callable[[str], bool] | None = None) -> ParseResult:
-    state = _State([], [], {})
+    state = _State([], [], {}, [])
     error = None
     try:
         _extract(text, path, exists, state)
     except Exception as exc:  # noqa: BLE001 - malformed input is data, not a crash
         error = f"markdown: {type(exc).__name__}: {_one_line(str(exc))}"
     return ParseResult(language="markdown", entries=tuple(state.entries),
-                       links=tuple(state.links), error=error, meta=state.meta)
+                       links=tuple(state.links), references=tuple(state.refs),
+                       error=error, meta=state.meta)
 
 
 def _extract(text: str, path: str, exists, state: _State) -> None:
@@ -119,6 +121,7 @@ def _extract(text: str, path: str, exists, state: _State) -> None:
     state.entries.extend(_sections(lines, first, headings, names, kinds))
     anchors = _anchor_set(names, lines, kinds)
     state.links.extend(_links(lines, kinds, path, anchors, exists))
+    state.refs.extend(_code_span_refs(lines, kinds))
 
 
 def split_lines(text: str) -> list[str]:
@@ -405,6 +408,24 @@ def _links(lines, kinds, path, anchors, exists) -> list[Link]:
             lk = forced or classify_target(target)
             out.append(Link(line=i + 1, target=target, kind=lk, text=text,
                             broken=_is_broken(lk, target, path, anchors, exists)))
+    return out
+
+
+# An inline code span worth a graph edge: a (dotted/scoped) identifier, a
+# call such as `load()`, or a relative path. Sentences and commands are not.
+_SPAN_NAME_RE = re.compile(r"^[A-Za-z_][\w]*(?:(?:\.|::)[A-Za-z_][\w]*)*(?:\(\))?$")
+_SPAN_PATH_RE = re.compile(r"^[\w.\-]+(?:/[\w.\-]+)+/?$|^[\w\-]+\.[A-Za-z]{1,5}$")
+
+
+def _code_span_refs(lines, kinds) -> list[Reference]:
+    out: list[Reference] = []
+    for i, (line, kind) in enumerate(zip(lines, kinds)):
+        if kind not in ("text", "heading") or "`" not in line:
+            continue
+        for m in _CODE_SPAN_RE.finditer(line):
+            text = m.group(2).strip()
+            if len(text) <= 200 and (_SPAN_NAME_RE.match(text) or _SPAN_PATH_RE.match(text)):
+                out.append(Reference(name=text.removesuffix("()"), kind="code_span", line=i + 1))
     return out
 
 

@@ -1,0 +1,79 @@
+; Python references for the graph layer (appended to python.scm).
+; python.scm already emits `import a.b` and the module of `from m import ...`
+; as reference.import with the module as @name. Here:
+;   reference.import_from  the module of a `from` statement (same node and line
+;                          as python.scm's module reference, so the graph can
+;                          tell `from m import x` apart from `import m`)
+;   reference.import       each name a `from` statement imports, @module = m
+;   reference.attribute    `obj.name` uses (not `self.x`)
+;   reference.type         base classes and annotations
+;   reference.config       env vars and string keys of settings-like objects
+
+(import_from_statement module_name: (_) @name) @reference.import_from
+(import_from_statement
+  module_name: (_) @module
+  name: (dotted_name) @name) @reference.import
+(import_from_statement
+  module_name: (_) @module
+  name: (aliased_import name: (dotted_name) @name)) @reference.import
+(import_from_statement
+  module_name: (_) @module
+  (wildcard_import) @name) @reference.import
+
+(attribute
+  object: (identifier) @_obj
+  attribute: (identifier) @name
+  (#not-eq? @_obj "self")
+  (#not-eq? @_obj "cls")) @reference.attribute
+
+(class_definition
+  superclasses: (argument_list [
+    (identifier) @name
+    (attribute attribute: (identifier) @name)
+  ])) @reference.type
+(type (identifier) @name) @reference.type
+
+; os.environ["X"], environ["X"]
+(subscript
+  value: [
+    (attribute attribute: (identifier) @_env)
+    (identifier) @_env
+  ]
+  subscript: (string (string_content) @name)
+  (#eq? @_env "environ")) @reference.config
+; os.getenv("X"), getenv("X"), os.environ.get("X"), environ.get("X")
+(call
+  function: [
+    (identifier) @_fn
+    (attribute attribute: (identifier) @_fn)
+  ]
+  arguments: (argument_list . (string (string_content) @name))
+  (#eq? @_fn "getenv")) @reference.config
+(call
+  function: (attribute
+    object: [
+      (identifier) @_env
+      (attribute attribute: (identifier) @_env)
+    ]
+    attribute: (identifier) @_get)
+  arguments: (argument_list . (string (string_content) @name))
+  (#eq? @_env "environ")
+  (#eq? @_get "get")) @reference.config
+; settings["key"], config["key"], self.settings["key"], cfg.get("key")
+(subscript
+  value: [
+    (identifier) @_cfg
+    (attribute attribute: (identifier) @_cfg)
+  ]
+  subscript: (string (string_content) @name)
+  (#match? @_cfg "^(settings|SETTINGS|config|CONFIG|conf|cfg|options|env|ENV)$")) @reference.config
+(call
+  function: (attribute
+    object: [
+      (identifier) @_cfg
+      (attribute attribute: (identifier) @_cfg)
+    ]
+    attribute: (identifier) @_get)
+  arguments: (argument_list . (string (string_content) @name))
+  (#match? @_cfg "^(settings|SETTINGS|config|CONFIG|conf|cfg|options|env|ENV)$")
+  (#eq? @_get "get")) @reference.config
