@@ -4,18 +4,25 @@ Tables: ``files`` (one row per file, also the stat cache), ``entries``
 (symbols, sections, keys, files), ``links`` (document links and code
 references; edges later), ``meta`` (schema version, model id).
 
-Atomicity: a batch of files is written as one merge_insert commit on
-``entries`` (rows of those files replaced, others untouched), then one on
-``files``. Entries go first: if we die between the two commits, the files
-row still holds the old stat/hash, so the next reconcile reparses the file.
-The reverse order could leave a new hash pointing at old entries.
+Atomicity: a batch of files is written as delete-then-add on ``entries`` and
+``links`` and then on ``files``, all under the store's write lock, so readers
+in this process (the daemon's queries) see a file's rows either all old or
+all new. merge_insert would make each table's swap one commit, but measured
+10x slower (250 ms vs 25 ms for one 300-symbol file in a 76k-row table), and
+freshness is the product. Entries go before files: if we die in between, the
+files row still holds the old stat/hash and the next reconcile reparses the
+file; the reverse order could leave a new hash pointing at old entries.
+Readers in other processes (the CLI without a daemon) may glimpse a file
+between two commits while a one-shot index is running.
 """
 
 from __future__ import annotations
 
 import logging
 import shutil
+import threading
 import time
+from contextlib import contextmanager
 import warnings
 from dataclasses import dataclass
 from datetime import timedelta
@@ -43,6 +50,43 @@ class FileWrite:
     links: list[dict]
 
 
+class RWLock:
+    """Many readers or one writer (readers never see a half-replaced file)."""
+
+    def __init__(self):
+        self._cond = threading.Condition()
+        self._readers = 0
+        self._writer = False
+
+    @contextmanager
+    def read(self):
+        with self._cond:
+            while self._writer:
+                self._cond.wait()
+            self._readers += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._readers -= 1
+                self._cond.notify_all()
+
+    @contextmanager
+    def write(self):
+        with self._cond:
+            while self._writer:
+                self._cond.wait()
+            self._writer = True
+            while self._readers:
+                self._cond.wait()
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._writer = False
+                self._cond.notify_all()
+
+
 def _sql(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
@@ -62,6 +106,7 @@ class Store:
         # Tests inject failures here (disk full, read-only) to prove the
         # callers report and retry instead of corrupting anything.
         self.fault_hook = fault_hook
+        self.lock = RWLock()
         try:
             self.path.mkdir(parents=True, exist_ok=True, mode=0o700)
             # A consistency interval of 0 makes readers in other processes see
@@ -127,7 +172,8 @@ class Store:
             where.append(f"realm = {_sql(realm)}")
         if repo is not None:
             where.append(f"repo = {_sql(repo)}")
-        table = self._scan(self.files, " AND ".join(where) or None)
+        with self.lock.read():
+            table = self._scan(self.files, " AND ".join(where) or None)
         out = {}
         for row in table.to_pylist():
             rec = FileRecord(**{k: row[k] for k in (
@@ -151,39 +197,32 @@ class Store:
             return
         self._fault("write")
         keys = [w.record.key for w in writes]
-        scope = _in_list("file_key", keys)
         entries = [row for w in writes for row in w.entries]
         links = [row for w in writes for row in w.links]
+        files = [_file_row(w.record) for w in writes]
         try:
-            self._replace(self.entries, "id", entries, S.entries_schema(self.dim), scope)
-            self._replace(self.links, ["file_key", "line", "kind", "target", "module"], links,
-                          S.LINKS, scope, dedupe=("file_key", "line", "kind", "target", "module"))
-            files = [_file_row(w.record) for w in writes]
-            self._replace(self.files, "key", files, S.FILES, _in_list("key", keys))
+            with self.lock.write():
+                self._swap(self.entries, "file_key", keys, entries, S.entries_schema(self.dim))
+                self._swap(self.links, "file_key", keys, links, S.LINKS)
+                self._swap(self.files, "key", keys, files, S.FILES)
         except (OSError, RuntimeError, ValueError) as exc:
             raise StoreError(f"store write failed: {exc}", {"retryable": True}) from exc
 
-    def _replace(self, table, on, rows, schema, scope, dedupe=None) -> None:
-        if dedupe:
-            seen, unique = set(), []
-            for row in rows:
-                k = tuple(row[c] for c in dedupe)
-                if k not in seen:
-                    seen.add(k)
-                    unique.append(row)
-            rows = unique
-        data = pa.Table.from_pylist(rows, schema=schema)
-        (table.merge_insert(on).when_matched_update_all().when_not_matched_insert_all()
-         .when_not_matched_by_source_delete(scope).execute(data, on_bad_vectors="null"))
+    def _swap(self, table, column: str, keys: list[str], rows: list[dict], schema) -> None:
+        for start in range(0, len(keys), 500):
+            table.delete(_in_list(column, keys[start:start + 500]))
+        if rows:
+            table.add(pa.Table.from_pylist(rows, schema=schema), on_bad_vectors="null")
 
     def write_records(self, records: list[FileRecord]) -> None:
         """Refresh file rows only (stat changed, content did not)."""
         if not records:
             return
         self._fault("write")
-        rows = [_file_row(r) for r in records]
         try:
-            self._replace(self.files, "key", rows, S.FILES, _in_list("key", [r.key for r in records]))
+            with self.lock.write():
+                self._swap(self.files, "key", [r.key for r in records],
+                           [_file_row(r) for r in records], S.FILES)
         except (OSError, RuntimeError, ValueError) as exc:
             raise StoreError(f"store write failed: {exc}", {"retryable": True}) from exc
 
@@ -194,9 +233,10 @@ class Store:
         for start in range(0, len(keys), 500):
             chunk = keys[start:start + 500]
             try:
-                self.entries.delete(_in_list("file_key", chunk))
-                self.links.delete(_in_list("file_key", chunk))
-                self.files.delete(_in_list("key", chunk))
+                with self.lock.write():
+                    self.entries.delete(_in_list("file_key", chunk))
+                    self.links.delete(_in_list("file_key", chunk))
+                    self.files.delete(_in_list("key", chunk))
             except (OSError, RuntimeError, ValueError) as exc:
                 raise StoreError(f"store delete failed: {exc}", {"retryable": True}) from exc
 
@@ -211,7 +251,8 @@ class Store:
             query = query.where(where)
         if columns:
             query = query.select(columns)
-        return query.limit(limit).to_list()
+        with self.lock.read():
+            return query.limit(limit).to_list()
 
     def fts(self, text: str, where: str | None, limit: int, columns=None) -> list[dict]:
         query = self.entries.search(text, query_type="fts", fts_columns="search_text")
@@ -220,12 +261,14 @@ class Store:
         if columns:
             query = query.select(columns)
         try:
-            return query.limit(limit).to_list()
-        except (ValueError, RuntimeError) as exc:
-            if "index" in str(exc).lower():
-                self.ensure_fts(force=True)
+            with self.lock.read():
                 return query.limit(limit).to_list()
-            raise
+        except (ValueError, RuntimeError) as exc:
+            if "index" not in str(exc).lower():
+                raise
+        self.ensure_fts(force=True)
+        with self.lock.read():
+            return query.limit(limit).to_list()
 
     def count(self, table: str, where: str | None = None) -> int:
         return getattr(self, table).count_rows(where)

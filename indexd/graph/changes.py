@@ -1,0 +1,129 @@
+"""Uncommitted (or since-REV) changes -> the symbols they touch (pygit2).
+
+``changed_symbols`` diffs HEAD (or REV) against the working tree, staged and
+unstaged edits alike (``git diff HEAD`` semantics: untracked files count only
+once they are staged), and maps every changed line range onto the innermost
+definitions containing it: new-side lines onto the working-tree version's
+symbols, deleted lines onto the old version's. Lines outside any symbol map
+to the file itself (symbol None). Definitions come from ``defs_for(path,
+text)``, by default the real parser.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from .model import Def
+
+
+def parse_defs(path: str, text: str) -> list[Def]:
+    from ..parse import detect_language, parse_source
+
+    result = parse_source(path, text, detect_language(path, text[:200]))
+    return [Def(e.kind, e.qualname, e.name, e.start_line, e.end_line)
+            for e in result.entries if e.kind != "file"]
+
+
+def changed_paths(repo, base_tree) -> dict[str, str]:
+    """path -> old path, for every file changed in the index or worktree."""
+    index = repo.index
+    out: dict[str, str] = {}
+    diffs = [index.diff_to_workdir()]
+    diffs.append(index.diff_to_tree(base_tree) if base_tree is not None else None)
+    for diff in diffs:
+        if diff is None:
+            continue
+        for delta in diff.deltas:
+            # diff_to_tree runs tree -> index reversed; take both sides' paths.
+            for p in {delta.new_file.path, delta.old_file.path}:
+                out.setdefault(p, p)
+    if base_tree is None:
+        for entry in index:
+            out.setdefault(entry.path, entry.path)
+    return out
+
+
+def line_changes(old: str, new: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """(new-side ranges, old-side deleted ranges), 1-based inclusive."""
+    import pygit2
+
+    patch = pygit2.Patch.create_from(old.encode(), new.encode(), context_lines=0)
+    added, removed = [], []
+    for hunk in patch.hunks:
+        if hunk.new_lines:
+            added.append((hunk.new_start, hunk.new_start + hunk.new_lines - 1))
+        if hunk.old_lines:
+            removed.append((hunk.old_start, hunk.old_start + hunk.old_lines - 1))
+    return added, removed
+
+
+def symbols_for(defs: list[Def], ranges: list[tuple[int, int]]) -> dict[str | None, tuple]:
+    """Innermost definition per changed range -> (def or None, [ranges])."""
+    out: dict[str | None, tuple] = {}
+    ordered = sorted(defs, key=lambda d: (d.start, -d.end))
+    for lo, hi in ranges:
+        hits = [d for d in ordered if d.start <= hi and lo <= d.end]
+        inner = [d for d in hits if not any(o is not d and d.start <= o.start and o.end <= d.end
+                                            and (o.start, o.end) != (d.start, d.end)
+                                            for o in hits)]
+        for d in inner or [None]:
+            key = d.qualname if d else None
+            out.setdefault(key, (d, []))[1].append((lo, hi))
+    return out
+
+
+def changed_symbols(repo_path: str, since: str | None = None,
+                    defs_for: Callable[[str, str], list[Def]] | None = None) -> list[dict]:
+    """Changed symbols of a repo: [{path, symbol, kind, start_line, end_line, change, lines}]."""
+    import pygit2
+
+    repo = pygit2.Repository(str(repo_path))
+    defs_for = defs_for or parse_defs
+    base_tree = None
+    if since is not None:
+        base_tree = repo.revparse_single(since).peel(pygit2.Tree)
+    elif not repo.head_is_unborn:
+        base_tree = repo.head.peel(pygit2.Tree)
+    out = []
+    workdir = Path(repo.workdir)
+    for path in sorted(changed_paths(repo, base_tree)):
+        old = _blob_text(base_tree, path)
+        fp = workdir / path
+        new = fp.read_text(encoding="utf-8", errors="replace") if fp.is_file() else None
+        if old == new:
+            continue
+        out += _file_changes(path, old, new, defs_for)
+    return out
+
+
+def _blob_text(tree, path: str) -> str | None:
+    if tree is None:
+        return None
+    try:
+        return tree[path].data.decode("utf-8", "replace")
+    except KeyError:
+        return None
+
+
+def _file_changes(path, old, new, defs_for) -> list[dict]:
+    change = "added" if old is None else "deleted" if new is None else "modified"
+    added, removed = line_changes(old or "", new or "")
+    found: dict = {}
+    if new is not None:
+        for key, (d, rs) in symbols_for(defs_for(path, new), added).items():
+            found[key] = (d, rs, "added" if change == "added" else "modified")
+    if old is not None:
+        for key, (d, rs) in symbols_for(defs_for(path, old), removed).items():
+            if key in found:
+                found[key][1].extend(rs)
+            else:
+                still = new is not None and any(x.qualname == key for x in defs_for(path, new))
+                found[key] = (d, rs, "modified" if still or key is None and new else "deleted")
+    rows = []
+    for key, (d, rs, how) in found.items():
+        rows.append({"path": path, "symbol": key, "kind": d.kind if d else "file",
+                     "start_line": d.start if d else 1, "end_line": d.end if d else 0,
+                     "change": how if key is not None else change,
+                     "lines": sorted(set(rs))})
+    return sorted(rows, key=lambda r: (r["path"], r["start_line"], r["symbol"] or ""))

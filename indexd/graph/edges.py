@@ -1,0 +1,300 @@
+"""Per-file facts -> edges (imports, references, calls, tests, documents, config).
+
+``file_edges(index, facts)`` computes everything one file points at, given
+the realm's ``RealmIndex``; it is pure and depends only on the file's own
+facts plus index lookups, which is what lets ``Graph`` recompute a single
+file on save. Each result also lists the index keys it depended on
+(``wants``) so the graph knows which files to recompute when another file
+appears, disappears or changes its definitions.
+
+Names are resolved through the file's own imports first (how "resolved"):
+names imported from a resolved module, the file's own definitions, then
+definitions in files it imports. Otherwise a realm-wide name match (how
+"name_match") weighted like Aider's repo map: short names x0.1, names
+defined in many files x0.1, ``_private`` x0.3, long snake/camel names x2.
+Co-change edges come from git (``cochange``), not from here.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from .model import Edge, FileFacts, is_test_path
+from .resolve import RealmIndex, resolve_imports
+
+DOC_KINDS = ("section", "key")
+REF_KINDS = {"call": "calls", "attribute": "references", "type": "references"}
+MAX_CANDIDATE_FILES = 10     # name matches beyond this are too ambiguous to keep
+MANY_DEFINERS = 5
+_CAMEL_RE = re.compile(r"[a-z][A-Z]")
+_LINE_FRAG_RE = re.compile(r"^L(\d+)")
+
+
+@dataclass
+class FileResult:
+    edges: list[Edge] = field(default_factory=list)
+    unresolved: list[dict] = field(default_factory=list)
+    broken: list[dict] = field(default_factory=list)
+    wants: set[tuple] = field(default_factory=set)
+
+
+def name_weight(name: str, definers: int) -> float:
+    """Aider-style weight of a name-matched reference."""
+    w = 1.0
+    core = name.strip("_")
+    if len(core) <= 3:
+        w *= 0.1
+    if definers > MANY_DEFINERS:
+        w *= 0.1
+    if name.startswith("_"):
+        w *= 0.3
+    if len(core) >= 8 and ("_" in core or _CAMEL_RE.search(core)):
+        w *= 2.0
+    return w
+
+
+def build_edges(facts: list[FileFacts]) -> tuple[list[Edge], dict[tuple, FileResult]]:
+    """All edges of all realms; also each file's full result, keyed by facts.key."""
+    by_realm: dict[str, list[FileFacts]] = defaultdict(list)
+    for f in facts:
+        by_realm[f.realm].append(f)
+    results: dict[tuple, FileResult] = {}
+    for realm_facts in by_realm.values():
+        index = RealmIndex(realm_facts)
+        for f in realm_facts:
+            results[f.key] = file_edges(index, f)
+    return [e for r in results.values() for e in r.edges], results
+
+
+def file_edges(index: RealmIndex, f: FileFacts) -> FileResult:
+    res = FileResult()
+    if f.lang == "markdown":
+        _doc_edges(index, f, res)
+    else:
+        imported, files = _import_edges(index, f, res)
+        _ref_edges(index, f, imported, files, res)
+        _config_edges(index, f, res)
+        if is_test_path(f.path):
+            _test_edges(f, res)
+    return res
+
+
+def _edge(f: FileFacts, kind, src_symbol, repo, path, symbol, line, how, weight=1.0) -> Edge:
+    return Edge(kind, f.repo, f.path, src_symbol, repo, path, symbol, line, how,
+                round(weight, 4), f.realm)
+
+
+# --- imports -----------------------------------------------------------------
+
+def _spec_keys(spec: str) -> set[tuple]:
+    parts = [p for p in re.split(r"[./:]+", spec) if p]
+    return {("module", posixpath.splitext(p)[0]) for p in parts[-3:]}
+
+
+def _import_edges(index, f, res):
+    """Import edges; returns (name -> [(repo, path, qualname|None)], imported files)."""
+    from .resolve_langs import scope_files
+
+    imported: dict[str, list[tuple]] = defaultdict(list)
+    files: set[tuple[str, str]] = set(scope_files(index, f))
+    seen: set[tuple] = set()
+    for t in resolve_imports(index, f):
+        res.wants |= _spec_keys(t.spec) | ({("module", t.name)} if t.name else set())
+        if t.path is None:
+            res.unresolved.append({"kind": "import", "name": t.spec if not t.name else
+                                   f"{t.spec}:{t.name}", "line": t.line, "reason": "external"})
+            continue
+        files.add((t.repo, t.path))
+        if (t.repo, t.path) not in seen and (t.repo, t.path) != (f.repo, f.path):
+            seen.add((t.repo, t.path))
+            res.edges.append(_edge(f, "imports", None, t.repo, t.path, None, t.line, "resolved"))
+        if t.name and t.name != "*":
+            imported[t.name].append((t.repo, t.path, t.symbol))
+            if t.symbol:
+                res.edges.append(_edge(f, "references", t.scope, t.repo, t.path, t.symbol,
+                                       t.line, "resolved"))
+    return imported, files
+
+
+# --- references and calls ----------------------------------------------------
+
+def _unique_refs(f: FileFacts):
+    """One reference per (name, line, scope); a call wins over an attribute use."""
+    best: dict[tuple, str] = {}
+    for r in f.refs:
+        if r.kind in REF_KINDS:
+            key = (r.name, r.line, r.scope)
+            if key not in best or r.kind == "call":
+                best[key] = r.kind
+    return [(kind, name, line, scope) for (name, line, scope), kind in best.items()]
+
+
+def _code_defs(index, repo, path, name):
+    return [d for d in index.defs_named(repo, path, name) if d.kind not in DOC_KINDS]
+
+
+def _ref_edges(index, f, imported, files, res) -> None:
+    local = defaultdict(list)
+    for d in f.defs:
+        if d.kind not in DOC_KINDS:
+            local[d.name].append(d.qualname)
+    for kind, name, line, scope in _unique_refs(f):
+        res.wants.add(("name", name))
+        ekind = REF_KINDS[kind]
+        hits = _resolved_targets(index, f, name, imported, files, local)
+        if hits:
+            for repo, path, sym in hits:
+                if (repo, path, sym) != (f.repo, f.path, scope):
+                    res.edges.append(_edge(f, ekind, scope, repo, path, sym, line, "resolved"))
+            continue
+        _name_match(index, f, ekind, name, line, scope, res)
+
+
+def _resolved_targets(index, f, name, imported, files, local) -> list[tuple]:
+    if name in imported:
+        out = []
+        for repo, path, sym in imported[name]:
+            if sym:
+                out.append((repo, path, sym))
+            else:
+                out += [(repo, path, d.qualname) for d in _code_defs(index, repo, path, name)]
+        if out:
+            return out
+    if name in local:
+        return [(f.repo, f.path, q) for q in local[name]]
+    holders = index.defs_by_name.get(name, frozenset())
+    return [(repo, path, d.qualname) for repo, path in sorted(files & holders) if path
+            for d in _code_defs(index, repo, path, name)]
+
+
+def _name_match(index, f, ekind, name, line, scope, res) -> None:
+    holders = [h for h in index.defs_by_name.get(name, ()) if h != (f.repo, f.path)]
+    if not holders:
+        return
+    if len(holders) > MAX_CANDIDATE_FILES:
+        res.unresolved.append({"kind": "name", "name": name, "line": line,
+                               "reason": f"ambiguous: defined in {len(holders)} files"})
+        return
+    w = name_weight(name, len(holders))
+    for repo, path in sorted(holders):
+        for d in _code_defs(index, repo, path, name)[:3]:
+            res.edges.append(_edge(f, ekind, scope, repo, path, d.qualname, line, "name_match", w))
+
+
+# --- config ------------------------------------------------------------------
+
+def _config_edges(index, f, res) -> None:
+    for r in f.refs:
+        if r.kind != "config":
+            continue
+        last = r.name.rsplit(".", 1)[-1]
+        res.wants.add(("name", last))
+        for repo, path in sorted(index.defs_by_name.get(last, ())):
+            for d in index.defs_named(repo, path, last):
+                if d.kind == "key" and (d.qualname == r.name or d.name == r.name):
+                    res.edges.append(_edge(f, "config", r.scope, repo, path, d.qualname,
+                                           r.line, "name_match"))
+
+
+# --- tests -------------------------------------------------------------------
+
+def _test_edges(f, res) -> None:
+    seen = set()
+    for e in list(res.edges):
+        if e.kind not in ("imports", "calls", "references") or is_test_path(e.dst_path):
+            continue
+        key = (e.src_symbol, e.dst_repo, e.dst_path, e.dst_symbol)
+        if key not in seen:
+            seen.add(key)
+            res.edges.append(Edge("tests", e.src_repo, e.src_path, e.src_symbol, e.dst_repo,
+                                  e.dst_path, e.dst_symbol, e.line, e.how, e.weight, e.realm))
+
+
+# --- documents ---------------------------------------------------------------
+
+def _section_at(f: FileFacts, line: int) -> str | None:
+    best = None
+    for d in f.defs:
+        if d.start <= line <= d.end:
+            best = d.qualname  # defs are sorted outer-first
+    return best
+
+
+def _symbol_at(index, repo, path, line: int) -> str | None:
+    best = None
+    for d in sorted(index.defs(repo, path), key=lambda d: (d.start, -d.end)):
+        if d.start <= line <= d.end:
+            best = d.qualname
+    return best
+
+
+def _link_file(index, f, target: str) -> tuple[str, str] | None:
+    from urllib.parse import unquote
+
+    t = unquote(target.split("#", 1)[0].split("?", 1)[0])
+    if not t:
+        return None
+    full = posixpath.normpath(posixpath.join(f.repo, t.lstrip("/") if t.startswith("/")
+                                             else posixpath.join(posixpath.dirname(f.path), t)))
+    for repo in sorted(index.repos(), key=len, reverse=True):
+        if full.startswith(repo.rstrip("/") + "/"):
+            return repo, full[len(repo.rstrip("/")) + 1:]
+    return None
+
+
+def _doc_edges(index, f, res) -> None:
+    for ln in f.links:
+        if ln.kind == "anchor" and ln.broken:
+            res.broken.append({"line": ln.line, "target": ln.target, "kind": ln.kind})
+        if ln.kind != "file":
+            continue
+        hit = _link_file(index, f, ln.target)
+        if hit is not None:
+            res.wants.add(("path", hit[0], hit[1]))
+        if hit is None or not (index.exists(*hit) or index.is_dir(*hit)):
+            res.broken.append({"line": ln.line, "target": ln.target, "kind": ln.kind})
+            continue
+        if not index.exists(*hit):
+            continue  # a directory: nothing to point an edge at
+        frag = _LINE_FRAG_RE.match(ln.target.partition("#")[2])
+        sym = _symbol_at(index, hit[0], hit[1], int(frag.group(1))) if frag else None
+        res.edges.append(_edge(f, "documents", _section_at(f, ln.line), hit[0], hit[1], sym,
+                               ln.line, "link", 1.0))
+    for r in f.refs:
+        if r.kind == "code_span":
+            _span_edges(index, f, r, res)
+
+
+def _span_edges(index, f, r, res) -> None:
+    section = _section_at(f, r.line)
+    if "/" in r.name or re.search(r"\.[a-z]{1,5}$", r.name) and "::" not in r.name:
+        for base in (posixpath.dirname(f.path), ""):
+            p = posixpath.normpath(posixpath.join(base, r.name.rstrip("/")))
+            res.wants.add(("path", f.repo, p))
+            if index.exists(f.repo, p):
+                res.edges.append(_edge(f, "documents", section, f.repo, p, None, r.line, "link"))
+                return
+        if "/" in r.name:
+            return
+    dotted = r.name.replace("::", ".")
+    name = dotted.rsplit(".", 1)[-1]
+    res.wants.add(("name", name))
+    holders = index.defs_by_name.get(name, ())
+    if not holders or len(holders) > MAX_CANDIDATE_FILES:
+        return
+    w = name_weight(name, len(holders))
+    for repo, path in sorted(holders):
+        for d in _code_defs(index, repo, path, name):
+            if "." in dotted and not (d.qualname == dotted or d.qualname.endswith("." + dotted)
+                                      or _module_qual(path, d.qualname).endswith(dotted)):
+                continue
+            res.edges.append(_edge(f, "documents", section, repo, path, d.qualname, r.line,
+                                   "name_match", w))
+
+
+def _module_qual(path: str, qualname: str) -> str:
+    mod = posixpath.splitext(path)[0].replace("/", ".").removesuffix(".__init__")
+    return f"{mod}.{qualname}"

@@ -1,0 +1,108 @@
+"""Store tables -> ``FileFacts`` (the graph layer's only store I/O).
+
+``load_facts`` reads the ``files``, ``entries`` and ``links`` tables and the
+few manifests import resolution needs (go.mod, package.json, tsconfig.json,
+Cargo.toml) from disk. ``facts_from_parse`` builds the same facts straight
+from a ParseResult, for tests and callers that parse in-process.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from collections import defaultdict
+from pathlib import Path, PurePosixPath
+
+from .model import Def, FileFacts, LinkFact, Ref
+
+MANIFESTS = ("go.mod", "package.json", "tsconfig.json", "jsconfig.json", "Cargo.toml")
+ENTRY_COLUMNS = ["realm", "repo", "path", "lang", "kind", "qualname", "name",
+                 "start_line", "end_line"]
+LINK_COLUMNS = ["realm", "repo", "path", "line", "kind", "target", "scope", "module",
+                "broken", "how"]
+
+
+def is_manifest(path: str) -> bool:
+    return PurePosixPath(path).name in MANIFESTS
+
+
+def manifest_info(path: str, text: str) -> dict | None:
+    """The resolution-relevant content of a manifest file, or None."""
+    name = PurePosixPath(path).name
+    try:
+        if name == "go.mod":
+            m = re.search(r"^\s*module\s+(\S+)", text, re.M)
+            return {"go_module": m.group(1).strip('"')} if m else None
+        if name == "package.json":
+            data = json.loads(text)
+            if not isinstance(data, dict):
+                return None
+            return {"js_package": data.get("name"),
+                    "main": [data[k] for k in ("source", "types", "module", "main")
+                             if isinstance(data.get(k), str)]}
+        if name in ("tsconfig.json", "jsconfig.json"):
+            from ..parse.configdoc import _strip_jsonc
+            data = json.loads(_strip_jsonc(text))
+            opts = data.get("compilerOptions") or {} if isinstance(data, dict) else {}
+            return {"ts_base_url": opts.get("baseUrl"), "ts_paths": opts.get("paths") or {}}
+        if name == "Cargo.toml":
+            data = tomllib.loads(text)
+            crate = (data.get("lib") or {}).get("name") or (data.get("package") or {}).get("name")
+            return {"rust_crate": crate.replace("-", "_")} if crate else None
+    except (ValueError, TypeError, AttributeError, tomllib.TOMLDecodeError):
+        return None
+    return None
+
+
+def facts_from_parse(realm: str, repo: str, path: str, lang: str, parse_result,
+                     status: str = "indexed", text: str | None = None) -> FileFacts:
+    """FileFacts from an in-process ``ParseResult`` (text: for manifests)."""
+    defs = [Def(e.kind, e.qualname, e.name, e.start_line, e.end_line)
+            for e in parse_result.entries if e.kind != "file"]
+    refs = [Ref(r.kind, r.name, r.module, r.line, r.scope) for r in parse_result.references]
+    links = [LinkFact(ln.kind, ln.target, ln.line, ln.broken) for ln in parse_result.links]
+    manifest = manifest_info(path, text) if text is not None and is_manifest(path) else None
+    return FileFacts(realm=realm, repo=repo, path=path, lang=lang, status=status,
+                     defs=defs, refs=refs, links=links, manifest=manifest)
+
+
+def load_facts(store, realm: str | None = None) -> list[FileFacts]:
+    """Every file's facts from the store (optionally one realm)."""
+    where = "realm = '" + realm.replace("'", "''") + "'" if realm is not None else None
+    facts: dict[tuple, FileFacts] = {}
+    for rec in store.file_records(realm=realm).values():
+        facts[(rec.realm, rec.repo, rec.path)] = FileFacts(
+            realm=rec.realm, repo=rec.repo, path=rec.path, lang=rec.language,
+            status=rec.status)
+    defs: dict[tuple, list[Def]] = defaultdict(list)
+    for row in store.entries_where(where, columns=ENTRY_COLUMNS, limit=None):
+        if row["kind"] != "file":
+            defs[(row["realm"], row["repo"], row["path"])].append(Def(
+                row["kind"], row["qualname"], row["name"], row["start_line"], row["end_line"]))
+    query = store.links.search()
+    if where:
+        query = query.where(where)
+    for row in query.select(LINK_COLUMNS).limit(None).to_list():
+        f = facts.get((row["realm"], row["repo"], row["path"]))
+        if f is None:
+            continue
+        if row["how"] == "link":
+            f.links.append(LinkFact(row["kind"], row["target"], row["line"], bool(row["broken"])))
+        else:
+            f.refs.append(Ref(row["kind"], row["target"], row["module"], row["line"], row["scope"]))
+    for key, f in facts.items():
+        f.defs = sorted(defs.get(key, []), key=lambda d: (d.start, -d.end))
+        f.refs.sort(key=lambda r: r.line)
+        f.links.sort(key=lambda ln: ln.line)
+        if is_manifest(f.path):
+            f.manifest = _read_manifest(f.repo, f.path)
+    return list(facts.values())
+
+
+def _read_manifest(repo: str, path: str) -> dict | None:
+    try:
+        text = (Path(repo) / path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    return manifest_info(path, text)

@@ -1,0 +1,258 @@
+"""Import resolution against the files of one realm.
+
+Owns ``RealmIndex`` (which files exist, which directories, which names each
+file defines, manifests) and turns a file's import references into
+``Target``s: the file (and, for imported names, the definition) each import
+points at, or an external name when nothing in the realm provides it.
+Python lives here; JS/TS, Go and Rust in ``resolve_langs``. Pure: facts in,
+targets out.
+
+Python rules: ``import a.b`` -> a/b.py or a/b/__init__.py (longest existing
+prefix); ``from m import x`` -> m/x.py when x is a submodule, else m's file
+with x as the symbol; relative imports climb from the importer's package.
+Roots searched: the repo root, ``src/``, then package roots that contain the
+importer, then the importer's own directory when it is not a package; then
+the same roots (``""``, ``src``) of the realm's other repos.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections import defaultdict
+from typing import NamedTuple
+
+from .model import Def, FileFacts
+
+PY_SUFFIXES = (".py", "/__init__.py", ".pyi", "/__init__.pyi")
+SHARED_ROOTS = ("", "src")
+
+
+class Target(NamedTuple):
+    line: int
+    spec: str                # module text as written
+    name: str | None         # the imported name (from-imports), None for modules
+    repo: str | None         # resolved file; None when external
+    path: str | None
+    symbol: str | None       # qualname of the imported definition, when found
+    scope: str | None = None
+
+
+class RealmIndex:
+    """What exists in one realm, kept current by add/remove."""
+
+    def __init__(self, facts: list[FileFacts] = ()):
+        self.files: dict[tuple[str, str], FileFacts] = {}
+        self.dirs: dict[tuple[str, str], set[str]] = defaultdict(set)  # (repo, dir) -> names
+        self.defs_by_name: dict[str, set[tuple[str, str]]] = defaultdict(set)
+        self.manifests: dict[tuple[str, str], dict] = {}
+        self._py_roots: dict[str, list[str]] = {}
+        self._named: dict[tuple[str, str], dict[str, list[Def]]] = {}
+        for f in facts:
+            self.add(f)
+
+    # -- maintenance -------------------------------------------------------
+    def add(self, f: FileFacts) -> None:
+        key = (f.repo, f.path)
+        if key in self.files:
+            self.remove(f.repo, f.path)
+        self.files[key] = f
+        self._named.pop(key, None)
+        d, base = posixpath.split(f.path)
+        self.dirs[(f.repo, d)].add(base)
+        for parent in _parents(d):
+            self.dirs[(f.repo, parent)]
+        for df in f.defs:
+            self.defs_by_name[df.name].add(key)
+        if f.manifest:
+            self.manifests[key] = f.manifest
+        if base.startswith("__init__.py"):
+            self._py_roots.pop(f.repo, None)
+
+    def remove(self, repo: str, path: str) -> FileFacts | None:
+        f = self.files.pop((repo, path), None)
+        self._named.pop((repo, path), None)
+        if f is None:
+            return None
+        d, base = posixpath.split(path)
+        self.dirs[(repo, d)].discard(base)
+        for df in f.defs:
+            holders = self.defs_by_name.get(df.name)
+            if holders is not None:
+                holders.discard((repo, path))
+                if not holders:
+                    del self.defs_by_name[df.name]
+        self.manifests.pop((repo, path), None)
+        if base.startswith("__init__.py"):
+            self._py_roots.pop(repo, None)
+        return f
+
+    # -- queries -----------------------------------------------------------
+    def exists(self, repo: str, path: str) -> bool:
+        return (repo, path) in self.files
+
+    def is_dir(self, repo: str, path: str) -> bool:
+        return (repo, path) in self.dirs
+
+    def repos(self) -> list[str]:
+        return sorted({r for r, _ in self.files})
+
+    def files_in(self, repo: str, d: str) -> list[str]:
+        return sorted(posixpath.join(d, n) if d else n for n in self.dirs.get((repo, d), ()))
+
+    def defs(self, repo: str, path: str) -> list[Def]:
+        f = self.files.get((repo, path))
+        return f.defs if f is not None else []
+
+    def defs_named(self, repo: str, path: str, name: str) -> list[Def]:
+        """Definitions called ``name`` in one file (cached per file)."""
+        key = (repo, path)
+        named = self._named.get(key)
+        if named is None:
+            named = defaultdict(list)
+            for d in self.defs(repo, path):
+                named[d.name].append(d)
+            self._named[key] = named
+        return named.get(name, [])
+
+    def py_roots(self, repo: str) -> list[str]:
+        """Package roots of a repo: parents of top-level packages."""
+        if repo not in self._py_roots:
+            roots = set()
+            for (r, path) in self.files:
+                if r != repo or not path.endswith(("/__init__.py", "/__init__.pyi")):
+                    continue
+                pkg = posixpath.dirname(path)
+                parent = posixpath.dirname(pkg)
+                if not self._has_init(repo, parent):
+                    roots.add(parent)
+            self._py_roots[repo] = sorted(roots - set(SHARED_ROOTS), key=lambda p: (-p.count("/"), p))
+        return self._py_roots[repo]
+
+    def _has_init(self, repo: str, d: str) -> bool:
+        names = self.dirs.get((repo, d), ())
+        return bool(d) and ("__init__.py" in names or "__init__.pyi" in names)
+
+
+def _parents(d: str):
+    while d:
+        d = posixpath.dirname(d)
+        yield d
+
+
+def find_definition(index: RealmIndex, repo: str, path: str, name: str) -> Def | None:
+    """The definition of ``name`` in a file: a top-level one first."""
+    best = None
+    for d in index.defs(repo, path):
+        if d.qualname == name:
+            return d
+        if best is None and d.name == name:
+            best = d
+    return best
+
+
+def resolve_imports(index: RealmIndex, f: FileFacts) -> list[Target]:
+    """Every import of a file, resolved where the realm provides the module."""
+    if f.lang == "python":
+        return python_targets(index, f)
+    from . import resolve_langs
+    return resolve_langs.targets(index, f)
+
+
+# --- Python ------------------------------------------------------------------
+
+def python_targets(index: RealmIndex, f: FileFacts) -> list[Target]:
+    from_lines = {(r.name, r.line) for r in f.refs if r.kind == "import_from"}
+    out: list[Target] = []
+    for r in f.refs:
+        if r.kind != "import":
+            continue
+        if r.module is None:
+            if (r.name, r.line) not in from_lines:
+                out.append(_py_import(index, f, r.name, r.line, r.scope))
+        else:
+            out.append(_py_from(index, f, r.module, r.name, r.line, r.scope))
+    return out
+
+
+def _py_import(index, f, module: str, line: int, scope) -> Target:
+    parts = module.split(".")
+    for n in range(len(parts), 0, -1):
+        hit = _py_absolute(index, f, parts[:n])
+        if hit and hit[1]:
+            return Target(line, module, None, hit[0], hit[1], None, scope)
+    return Target(line, module, None, None, None, None, scope)
+
+
+def _py_from(index, f, module: str, name: str, line: int, scope) -> Target:
+    hit = _py_relative(index, f, module) if module.startswith(".") else \
+        _py_absolute(index, f, module.split("."))
+    if hit is None:
+        return Target(line, module, name, None, None, None, scope)
+    repo, file, pkg_dir = hit
+    if name != "*" and pkg_dir is not None:
+        sub = _py_file(index, repo, posixpath.join(pkg_dir, name) if pkg_dir else name)
+        if sub:
+            return Target(line, module, name, repo, sub, None, scope)
+    if file is None:
+        return Target(line, module, name, None, None, None, scope)
+    d = find_definition(index, repo, file, name) if name != "*" else None
+    return Target(line, module, name, repo, file, d.qualname if d else None, scope)
+
+
+def _py_file(index: RealmIndex, repo: str, base: str) -> str | None:
+    for suffix in PY_SUFFIXES:
+        if index.exists(repo, base + suffix):
+            return base + suffix
+    return None
+
+
+def _py_locate(index, repo: str, base: str):
+    """(repo, module file or None, package dir or None), or None if absent."""
+    file = _py_file(index, repo, base)
+    pkg = base if index.is_dir(repo, base) else None
+    if file is None and pkg is None:
+        return None
+    if file is not None and not file.endswith(("__init__.py", "__init__.pyi")):
+        pkg = None
+    return repo, file, pkg
+
+
+def _py_absolute(index, f, parts: list[str]):
+    rel = "/".join(parts)
+    namespace = None  # regular modules anywhere win over namespace packages
+    for repo, root in _py_search(index, f):
+        hit = _py_locate(index, repo, posixpath.join(root, rel) if root else rel)
+        if hit is not None and hit[1] is not None:
+            return hit
+        namespace = namespace or hit
+    return namespace
+
+
+def _py_search(index: RealmIndex, f: FileFacts):
+    for root in SHARED_ROOTS:
+        yield f.repo, root
+    for root in index.py_roots(f.repo):
+        if f.path.startswith(root + "/"):
+            yield f.repo, root
+    here = posixpath.dirname(f.path)
+    if here and not index._has_init(f.repo, here):
+        yield f.repo, here
+    for repo in index.repos():
+        if repo != f.repo:
+            for root in SHARED_ROOTS:
+                yield repo, root
+
+
+def _py_relative(index, f, module: str):
+    dots = len(module) - len(module.lstrip("."))
+    rest = module[dots:]
+    base = posixpath.dirname(f.path)
+    for _ in range(dots - 1):
+        if not base:
+            return None
+        base = posixpath.dirname(base)
+    if rest:
+        base = posixpath.join(base, *rest.split(".")) if base else "/".join(rest.split("."))
+    if not base:  # `from . import x` outside any package
+        return f.repo, None, ""
+    return _py_locate(index, f.repo, base)
