@@ -6,7 +6,8 @@ Reports: import time of torch + sentence_transformers, model load time
 (including the weights hash for model_id), RSS after load from
 /proc/self/statm, encode throughput for real stdlib function texts built by
 ``indexd.enrich.texts.embed_text`` with 1 and 2 torch threads, and
-single-query latency with 1 and 2 threads. Best of ``--repeat`` runs, since
+single-query latency with 1 and 2 threads, alone and while another thread
+encodes batches (the daemon indexing while a search comes in). Best of ``--repeat`` runs, since
 the machine is shared and noisy.
 """
 
@@ -111,7 +112,30 @@ def main() -> None:
         q_ms = query_latency_ms(emb)
         print(f"threads={threads}       {len(texts) / secs:6.1f} texts/s "
               f"({secs:.2f} s), single query median {q_ms:.1f} ms")
+    torch.set_num_threads(1)
+    print(f"during indexing single query median {query_during_encode_ms(emb, texts):.1f} ms "
+          f"(threads=1, another thread encoding batches of {args.batch})")
     print(f"rss             {rss_mib():.0f} MiB after encoding")
+
+
+def query_during_encode_ms(embedder, texts: list[str]) -> float:
+    """Query latency while an indexing thread encodes: queries wait for <= one batch."""
+    import threading
+
+    stop = threading.Event()
+
+    def index():
+        while not stop.is_set():
+            embedder.encode(texts[:embedder.batch_size * 2])
+
+    worker = threading.Thread(target=index, daemon=True)
+    worker.start()
+    time.sleep(0.5)
+    try:
+        return query_latency_ms(embedder, rounds=2)
+    finally:
+        stop.set()
+        worker.join()
 
 
 if __name__ == "__main__":

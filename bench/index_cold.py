@@ -239,6 +239,7 @@ def facts(r: dict) -> list[str]:
         f"machine: {platform.machine()}, nproc {os.cpu_count()}, {platform.system()} "
         f"{platform.release()}",
         f"python: {platform.python_version()} ({sys.executable})",
+        f"load average (1 min) at start/end: {r['load'][0]:.2f} / {r['load'][1]:.2f}",
         f"ctags: {ctags_version()}",
         f"corpus: {r['corpus_files']} files, {r['corpus_bytes'] / 1e6:.1f} MB "
         f"(stdlib {stdlib_root()}, *.py, site-packages excluded)",
@@ -285,6 +286,13 @@ def plot(r: dict) -> str:
     return f"![index timings](bench_index_cold.png)"
 
 
+def _load() -> float:
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return 0.0
+
+
 # --- main -------------------------------------------------------------------
 def _median_run(results: list[dict]) -> dict:
     """The run whose wall time is the median (lower median for even counts)."""
@@ -315,7 +323,8 @@ def main(argv=None) -> int:
         n_files, n_bytes = copy_stdlib(corpus)
         print(f"corpus: {n_files} files, {n_bytes / 1e6:.1f} MB in {corpus}", flush=True)
         r: dict = {"corpus_files": n_files, "corpus_bytes": n_bytes, "runs": args.runs,
-                   "date": dt.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")}
+                   "date": dt.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z"),
+                   "load": [_load(), 0.0]}
 
         colds, ctags_runs, ast_runs, home = [], [], [], None
         for i in range(args.runs):
@@ -350,6 +359,7 @@ def main(argv=None) -> int:
         print(f"one edit ({r['edit_file']}:{r['edit_func']}): {r['edit']['wall']:.2f}s, "
               f"parsed {r['edit']['parsed']}", flush=True)
 
+        r["load"][1] = _load()
         failed, skipped = problem_files(home)
         table = build_table(r)
         print()

@@ -598,8 +598,9 @@ def main(argv=None) -> int:
              "queries_file": args.queries.resolve().relative_to(ROOT).as_posix()
              if args.queries.resolve().is_relative_to(ROOT) else str(args.queries),
              "index_wall": done["wall"],
-             "indexed": f"{done.get('files')} files, {done.get('entries')} entries, skipped "
-                        f"{done.get('skipped') or 'none'}", "queue_wait": waited, "queue_note": queue_note,
+             "indexed": f"{done.get('files')} files ({n_files - (done.get('files') or 0)} of "
+                        f"the corpus not indexed: scanner excludes, e.g. venv/), "
+                        f"{done.get('entries')} entries, skipped {done.get('skipped') or 'none'}", "queue_wait": waited, "queue_note": queue_note,
              "rg_label": counter.label}
         print()
         print(table)

@@ -100,7 +100,7 @@ async def _serve(settings: Settings, http: str | None, embed: bool) -> int:
         if server_ref:
             asyncio.run_coroutine_threadsafe(server_ref[0].notify("status", params), loop)
 
-    engine = Engine(settings, store, notify=push)
+    engine = Engine(settings, store, notify=push, embed=embed)
     engine._on_shutdown = lambda: loop.call_soon_threadsafe(stop.set)
     methods = Methods(lambda: engine.settings, store, engine)
     server = SocketServer(settings.paths.socket, methods)

@@ -23,13 +23,14 @@ import os
 import threading
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .config import Settings, load_settings
 from .model import file_key
 from .errors import IndexNotReady
 from .pipeline import Indexer
+from .errors import ModelUnavailable
 from .query.search import keyword_search
 from .server.methods import repo_status
 from .store import Store
@@ -56,7 +57,7 @@ class RepoState:
 
 
 class Engine:
-    def __init__(self, settings: Settings, store: Store, notify=None):
+    def __init__(self, settings: Settings, store: Store, notify=None, embed: bool = True):
         self.settings = settings
         self.store = store
         self.notify = notify or (lambda params: None)   # called from the worker thread
@@ -81,19 +82,31 @@ class Engine:
         # across threads; the worker has the indexer's).
         self._event_rules: dict[str, RepoRules] = {}
         self.thread = threading.Thread(target=self._worker, name="indexd-worker", daemon=True)
+        # Semantic layer: loaded in the background so the socket is up at once.
+        self.embed_enabled = embed and settings.embed_model != "off"
+        self.embedder = None
+        self.vectors = None
+        self.embed_error: str | None = None
+        self.embed_wake = threading.Event()
+        self.embed_thread = threading.Thread(target=self._embed_loop, name="indexd-embed", daemon=True)
 
     # -- lifecycle ---------------------------------------------------------
     def start(self) -> None:
         self._sync_repos(initial=True)
         self.watcher.start()
         self.thread.start()
+        if self.embed_enabled:
+            self.embed_thread.start()
 
     def stop(self) -> None:
         with self.cond:
             self.stopping = True
             self.cond.notify_all()
+        self.embed_wake.set()
         self.watcher.stop()
         self.thread.join(timeout=60)
+        if self.embed_thread.is_alive():
+            self.embed_thread.join(timeout=60)
 
     def request_shutdown(self) -> None:
         self._on_shutdown()
@@ -299,14 +312,65 @@ class Engine:
                 self.in_flight.clear()
                 self.generation += 1
                 self.cond.notify_all()
+        self.embed_wake.set()
         self.notify(self.brief())
+
+    # -- the embed stage (its own thread, behind the keyword index) ---------
+    def _embed_loop(self) -> None:
+        from .enrich.embedder import load_embedder
+        from .enrich.vectors import VectorStage
+
+        try:
+            embedder = load_embedder(self.settings)
+            self.store.switch_model(embedder.model_id, embedder.dim)
+        except Exception as exc:  # noqa: BLE001 - keyword search keeps working
+            self.embed_error = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
+            log.error("embedding disabled: %s", self.embed_error)
+            return
+        self.embedder = embedder
+        self.vectors = VectorStage(self.store, embedder, batch=self.settings.embed_batch)
+        self.indexer.before_write = self.vectors.fill_from_cache
+        log.info("embedder ready model=%s dim=%s", embedder.model_id, embedder.dim)
+        while not self.stopping:
+            try:
+                done = self.vectors.step()
+                self.embed_error = None
+            except Exception as exc:  # noqa: BLE001 - retry later, keep the daemon up
+                self.embed_error = f"{type(exc).__name__}: {exc}"
+                log.exception("embed batch failed; will retry")
+                done = 0
+                self.embed_wake.wait(5.0)
+            if done == 0:
+                self.notify(self.brief())
+                self.embed_wake.wait(2.0)
+                self.embed_wake.clear()
+
+    def embed_pending(self) -> int | None:
+        if self.vectors is None:
+            return None
+        try:
+            return self.store.count_missing_vectors()
+        except Exception:  # noqa: BLE001 - status must answer anyway
+            return None
 
     # -- queries -------------------------------------------------------------
     async def search(self, req) -> dict:
-        return await asyncio.to_thread(keyword_search, self.store, req)
+        mode = req.mode or ("hybrid" if self.vectors is not None else "keyword")
+        if mode != "keyword" and self.vectors is None:
+            raise ModelUnavailable(
+                f"search mode {mode!r} needs the embedding model, which is "
+                + (f"unavailable: {self.embed_error}" if self.embed_error else "still loading"),
+                {"embed_model": self.settings.embed_model})
+        if mode == "keyword":
+            return await asyncio.to_thread(keyword_search, self.store, replace(req, mode=mode))
+        from .query.hybrid import fused_search
+
+        result = await asyncio.to_thread(fused_search, self.store, self.embedder, replace(req, mode=mode))
+        result["embed_pending"] = self.embed_pending()
+        return result
 
     def search_modes(self) -> list[str]:
-        return ["keyword"]
+        return ["keyword", "semantic", "hybrid"] if self.vectors is not None else ["keyword"]
 
     async def reindex(self, paths, realm, wait: bool) -> dict:
         from .realms import locate
@@ -418,8 +482,16 @@ class Engine:
                 repos.append(info)
             realms.append({"name": name, "repos": repos})
         return {"daemon": _process_info(self.started), "realms": realms,
-                "queues": {"parse": self.pending(), "embed": 0},
+                "queues": {"parse": self.pending(), "embed": self.embed_pending() or 0},
+                "embedding": self.embedding_status(),
                 "store": self.store.stats(), **self.brief()}
+
+    def embedding_status(self) -> dict:
+        v = self.vectors
+        return {"enabled": self.embed_enabled, "ready": v is not None,
+                "model": self.embedder.model_id if self.embedder else self.settings.embed_model,
+                "error": self.embed_error, "embedded": v.embedded if v else 0,
+                "reused": v.reused if v else 0}
 
 
 def _stamp(path: Path) -> tuple:

@@ -126,6 +126,9 @@ class Indexer:
         self.store = store
         self.on_progress = on_progress or (lambda event: None)
         self._rules: dict[str, RepoRules] = {}
+        # Called with the batch's entry rows just before each store write (the
+        # daemon fills unchanged entries' vectors from the cache here).
+        self.before_write: Callable[[list[dict]], object] | None = None
 
     # -- planning ----------------------------------------------------------
     def rules(self, repo: str, fresh: bool = False) -> RepoRules:
@@ -239,6 +242,8 @@ class Indexer:
         pending.append(outcome.write)
 
     def _flush(self, pending: list[FileWrite], touched: list[FileRecord]) -> None:
+        if pending and self.before_write is not None:
+            self.before_write([row for w in pending for row in w.entries])
         if pending:
             self.store.write(pending)
             pending.clear()

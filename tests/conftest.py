@@ -117,7 +117,10 @@ class Daemon:
 
     def __init__(self, home: Path, extra_env: dict | None = None):
         self.home = home
-        self.env = os.environ.copy() | {"INDEXD_HOME": str(home)} | (extra_env or {})
+        # The deterministic hash embedder keeps most daemon tests fast; tests
+        # about meaning pass INDEXD_EMBED_MODEL=default for the real model.
+        self.env = (os.environ.copy() | {"INDEXD_HOME": str(home), "INDEXD_EMBED_MODEL": "hash"}
+                    | (extra_env or {}))
         self.proc: subprocess.Popen | None = None
         self.log = home / "daemon.out"
 

@@ -28,10 +28,15 @@ from ..errors import ModelUnavailable
 
 DEFAULT_NAME = "all-MiniLM-L6-v2"
 ENV_KEY = "INDEXD_EMBED_MODEL"
-# Measured on the 2-core dev box (bench/embed_speed.py): one torch thread is
-# as fast as two for batch encoding and 3-5x faster for a single query, since
-# the daemon's parse workers and watcher compete for the second core.
-DEFAULT_THREADS = 1
+
+def default_threads() -> int:
+    """Half the cores, 1..4. Measured on the 2-core dev box (bench/embed_speed.py):
+    one torch thread encodes batches as fast as two and single queries ~10x
+    faster, because the other core is busy with parsing and the watcher and
+    two torch threads then wait on each other. Past 4 threads MiniLM's small
+    matrices stop scaling."""
+    return max(1, min(4, (os.cpu_count() or 2) // 2))
+
 _WEIGHT_GLOBS = ("*.safetensors", "pytorch_model*.bin", "*.onnx", "*.bin")
 
 
@@ -117,7 +122,8 @@ class SentenceTransformerEmbedder:
         self.batch_size = max(1, int(batch_size))
         self.calls = 0
         self.texts_encoded = 0
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()          # counters
+        self._model_lock = threading.Lock()    # the model and its tokenizer
         self._model = _load_sentence_transformer(directory, device, threads)
         self.dim = int(self._model.get_embedding_dimension())
         self.max_tokens = int(self._model.max_seq_length or 512)
@@ -127,12 +133,21 @@ class SentenceTransformerEmbedder:
     def encode(self, texts: list[str]) -> list[list[float]]:
         if not texts:
             return []
-        # One encode at a time: torch already uses the threads we pinned, and
-        # interleaving two batches on two cores only adds cache thrash.
         with self._lock:
             self.calls += 1
             self.texts_encoded += len(texts)
-            arr = self._model.encode(list(texts), batch_size=self.batch_size,
+        out: list[list[float]] = []
+        for start in range(0, len(texts), self.batch_size):
+            out.extend(self._encode_batch(texts[start:start + self.batch_size]))
+        return out
+
+    def _encode_batch(self, batch: list[str]) -> list[list[float]]:
+        # One batch at a time: the fast tokenizer is not safe to share between
+        # threads, and torch already uses the threads we pinned. Locking per
+        # batch (not per call) lets a query slip in between the batches of a
+        # long indexing call instead of waiting for all of them.
+        with self._model_lock:
+            arr = self._model.encode(list(batch), batch_size=self.batch_size,
                                      show_progress_bar=False, convert_to_numpy=True,
                                      normalize_embeddings=True)
         return arr.astype("float32", copy=False).tolist()
@@ -150,7 +165,8 @@ def _load_sentence_transformer(directory: Path, device: str, threads: int | None
         from transformers.utils import logging as hf_logging
     except ImportError as exc:  # pragma: no cover - dependency missing
         raise ModelUnavailable(f"sentence-transformers is not installed: {exc}") from exc
-    torch.set_num_threads(max(1, threads or DEFAULT_THREADS))
+    # Process-wide: the daemon has one model, so one setting is what we want.
+    torch.set_num_threads(max(1, threads or default_threads()))
     # The weight-loading tqdm bar would otherwise land in the daemon log.
     hf_logging.disable_progress_bar()
     try:
@@ -232,6 +248,10 @@ class OllamaEmbedder:
 
     def _check_shape(self, texts: list[str], vectors: list[list[float]]) -> None:
         dims = {len(v) for v in vectors}
+        # A zero or non-finite vector cannot be normalised or searched: garbage.
+        if any(not all(math.isfinite(x) for x in v) or not any(v) for v in vectors):
+            raise ModelUnavailable(f"Ollama at {self.url} returned zero or non-finite "
+                                   f"embeddings (model {self.model!r})")
         if len(vectors) != len(texts) or len(dims) != 1 or 0 in dims:
             raise ModelUnavailable(
                 f"Ollama at {self.url} returned {len(vectors)} embeddings of sizes "

@@ -28,7 +28,8 @@ RECIPES = ("default", "name_doc", "body")
 
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n")
-_QUOTES = "\"'`rRbBuUfF"
+# A docstring line: optional string prefix and quotes, the text, closing quotes.
+_DOC_QUOTES = re.compile(r"""^(?:[rRbBuUfF]{0,2}(?:\"\"\"|'''|"|'))?(.*?)(?:\"\"\"|'''|"|')?$""")
 
 
 def estimate_tokens(text: str) -> int:
@@ -97,7 +98,7 @@ def _skip_header(lines: list[str], signature: str, doc: str) -> list[str]:
     doc_lines = {ln.strip() for ln in doc.splitlines() if ln.strip()}
     for i, line in enumerate(lines):
         s = line.strip()
-        core = s.strip(_QUOTES).strip()
+        core = _DOC_QUOTES.match(s).group(1).strip()
         if not core or core in doc_lines or s.rstrip(":{ ") in sig:
             continue
         return lines[i:]

@@ -33,7 +33,7 @@ class SearchRequest:
     lang: str | None = None        # comma-separated languages
     path: str | None = None        # glob over repo-relative paths
     limit: int = 20
-    mode: str = "keyword"
+    mode: str | None = None        # keyword | semantic | hybrid; None: the best available
     context: int = 0
 
     @classmethod
@@ -49,6 +49,8 @@ class SearchRequest:
             raise InvalidParams(f"limit must be an integer in 1..{MAX_LIMIT}")
         if not isinstance(req.context, int) or not 0 <= req.context <= 50:
             raise InvalidParams("context must be an integer in 0..50")
+        if req.mode not in (None, "keyword", "semantic", "hybrid"):
+            raise InvalidParams("mode must be keyword, semantic or hybrid")
         for name in ("realm", "repo", "kind", "lang", "path"):
             if getattr(req, name) is not None and not isinstance(getattr(req, name), str):
                 raise InvalidParams(f"{name} must be a string")
@@ -109,25 +111,35 @@ def query_terms(query: str) -> list[str]:
     return out
 
 
-def keyword_search(store, req: SearchRequest) -> dict:
-    started = time.perf_counter()
+def keyword_rows(store, req: SearchRequest, fetch: int) -> tuple[list[dict], list[str]]:
     terms = query_terms(req.query)
     rows: list[dict] = []
     if terms:
-        fetch = min(MAX_LIMIT * 2, max(50, req.limit * 5))
         rows = store.fts(" ".join(terms), build_where(req), fetch, RESULT_COLUMNS + ["_score"])
     if req.path and _glob_to_like(req.path) is None:
         rows = [r for r in rows if fnmatch(r["path"], req.path)]
-    hits = rank(rows, terms, req.query)[: req.limit]
+    return rows, terms
+
+
+def keyword_search(store, req: SearchRequest) -> dict:
+    started = time.perf_counter()
+    rows, terms = keyword_rows(store, req, min(MAX_LIMIT * 2, max(50, req.limit * 5)))
+    hits = [h.to_json() for h in rank(rows, terms, req.query)[: req.limit]]
+    if req.context:
+        from .hybrid import read_context
+
+        for hit in hits:
+            hit["context"] = read_context(hit, req.context)
     return {
         "query": req.query, "mode": "keyword",
         "took_ms": round((time.perf_counter() - started) * 1000, 2),
         "total": len(hits),
-        "results": [h.to_json() for h in hits],
+        "results": hits,
     }
 
 
-def rank(rows: list[dict], terms: list[str], query: str) -> list[SearchHit]:
+def rank(rows: list[dict], terms: list[str], query: str, keep_rows: bool = False) -> list:
+    """Rerank keyword rows; SearchHits, or (score, row) pairs with keep_rows."""
     q = query.strip().lower()
     term_set = set(terms)
     scored = []
@@ -144,6 +156,8 @@ def rank(rows: list[dict], terms: list[str], query: str) -> list[SearchHit]:
             score *= 0.8   # a symbol or section is a more precise answer
         scored.append((score, row))
     scored.sort(key=lambda x: -x[0])
+    if keep_rows:
+        return scored
     return [hit_from_row(row, score, ("keyword",)) for score, row in scored]
 
 

@@ -90,8 +90,9 @@ class Methods:
         if self.engine is not None and getattr(self.engine, "search", None):
             result = await self.engine.search(req)
         else:
-            if req.mode not in ("keyword", "hybrid"):
-                raise InvalidParams(f"search mode {req.mode!r} needs the daemon with a model")
+            if req.mode not in (None, "keyword"):
+                raise InvalidParams(f"search mode {req.mode!r} needs the daemon with a model: "
+                                    f"indexd run")
             result = keyword_search(self.store, req)
         return result | self._freshness()
 

@@ -96,12 +96,12 @@ def _in_list(column: str, values) -> str:
 
 
 class Store:
-    def __init__(self, path: Path, *, dim: int = S.DEFAULT_DIM, retention_s: int = 300,
+    def __init__(self, path: Path, *, dim: int | None = None, retention_s: int = 300,
                  fault_hook=None):
         import lancedb
 
         self.path = Path(path)
-        self.dim = dim
+        self.dim = dim or S.DEFAULT_DIM
         self.retention = timedelta(seconds=retention_s)
         # Tests inject failures here (disk full, read-only) to prove the
         # callers report and retry instead of corrupting anything.
@@ -132,9 +132,11 @@ class Store:
         self.files = self._table("files", S.FILES, names)
         self.entries = self._table("entries", S.entries_schema(self.dim), names)
         self.links = self._table("links", S.LINKS, names)
-        dim = self.entries.schema.field("vector").type.list_size
-        if dim != self.dim:
-            raise StoreError(f"store vectors have dimension {dim}, model wants {self.dim}")
+        # The table decides: a store made for another model keeps its dimension
+        # until switch_model() rebuilds it.
+        self.dim = self.entries.schema.field("vector").type.list_size
+        self.vector_cache = self._table(f"vector_cache_{self.dim}", S.vector_cache_schema(self.dim), names)
+        self.summary_cache = self._table("summary_cache", S.SUMMARY_CACHE, names)
 
     def _table_names(self) -> list[str]:
         try:
@@ -298,7 +300,8 @@ class Store:
         older = timedelta(0) if purge else self.retention
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            for table in (self.entries, self.links, self.files, self.meta):
+            for table in (self.entries, self.links, self.files, self.meta, self.vector_cache,
+                          self.summary_cache):
                 table.optimize(cleanup_older_than=older)
 
     def stats(self) -> dict:
@@ -311,6 +314,104 @@ class Store:
             "rows": {name: getattr(self, name).count_rows()
                      for name in ("files", "entries", "links")},
         }
+
+    # -- vectors (the semantic layer) ---------------------------------------
+    def switch_model(self, model_id: str, dim: int) -> bool:
+        """Make the store hold vectors of this model only; True when it changed.
+
+        A new dimension rebuilds the entries table without vectors; the same
+        dimension with another model clears every vector. Either way no query
+        can mix two models' vectors; the embed stage refills in the background.
+        """
+        if self.get_meta("embed_model") == model_id and dim == self.dim:
+            return False
+        with self.lock.write():
+            if dim != self.dim:
+                keep = self.entries.search().limit(None).to_arrow().drop_columns(["vector"])
+                rows = keep.to_pylist()
+                for row in rows:
+                    row["vector"], row["embed_hash"] = None, None
+                self.db.drop_table("entries")
+                self.dim = dim
+                self.entries = self.db.create_table("entries", schema=S.entries_schema(dim))
+                if rows:
+                    self.entries.add(pa.Table.from_pylist(rows, schema=S.entries_schema(dim)),
+                                     on_bad_vectors="null")
+                names = set(self._table_names())
+                self.vector_cache = self._table(f"vector_cache_{dim}", S.vector_cache_schema(dim), names)
+            elif self.entries.count_rows("vector IS NOT NULL"):
+                self.entries.update(where="vector IS NOT NULL", values={"vector": None, "embed_hash": None})
+        self.set_meta("embed_model", model_id)
+        log.info("store model switched model=%s dim=%s", model_id, dim)
+        self.ensure_fts(force=True)
+        return True
+
+    def rows_needing_vectors(self, limit: int) -> list[dict]:
+        cols = ["id", "path", "lang", "kind", "name", "qualname", "signature", "doc", "summary",
+                "body", "content_hash"]
+        with self.lock.read():
+            return self.entries.search().where("vector IS NULL").select(cols).limit(limit).to_list()
+
+    def count_missing_vectors(self) -> int:
+        with self.lock.read():
+            return self.entries.count_rows("vector IS NULL")
+
+    def cache_get(self, hashes: list[str]) -> dict[str, list[float]]:
+        out: dict[str, list[float]] = {}
+        for start in range(0, len(hashes), 500):
+            chunk = hashes[start:start + 500]
+            rows = (self.vector_cache.search().where(_in_list("embed_hash", chunk))
+                    .select(["embed_hash", "vector"]).limit(None).to_list())
+            out.update((r["embed_hash"], r["vector"]) for r in rows if r["vector"] is not None)
+        return out
+
+    def cache_put(self, model_id: str, items: dict[str, list[float]]) -> None:
+        if not items:
+            return
+        now = time.time()
+        rows = [{"embed_hash": h, "model_id": model_id, "vector": v, "used_at": now}
+                for h, v in items.items()]
+        self.vector_cache.delete(_in_list("embed_hash", list(items)))
+        self.vector_cache.add(pa.Table.from_pylist(rows, schema=S.vector_cache_schema(self.dim)))
+
+    def set_vectors(self, items: dict[str, tuple[str, list[float]]]) -> int:
+        """items: entry id -> (embed_hash, vector). Rows replaced meanwhile are skipped."""
+        if not items:
+            return 0
+        with self.lock.write():
+            rows = (self.entries.search().where(_in_list("id", list(items)) + " AND vector IS NULL")
+                    .limit(None).to_list())
+            for row in rows:
+                row.pop("_distance", None)
+                row["embed_hash"], row["vector"] = items[row["id"]]
+            if rows:
+                self.entries.delete(_in_list("id", [r["id"] for r in rows]) + " AND vector IS NULL")
+                self.entries.add(pa.Table.from_pylist(rows, schema=S.entries_schema(self.dim)))
+        return len(rows)
+
+    def vector_search(self, vector: list[float], where: str | None, limit: int, columns=None) -> list[dict]:
+        clause = "vector IS NOT NULL" + (f" AND ({where})" if where else "")
+        query = (self.entries.search(vector, vector_column_name="vector")
+                 .distance_type("cosine").where(clause, prefilter=True))
+        if columns:
+            query = query.select(columns)
+        with self.lock.read():
+            return query.limit(limit).to_list()
+
+    def purge_cache(self, max_rows: int) -> int:
+        """Drop cached vectors no entry uses, oldest first, down to max_rows."""
+        total = self.vector_cache.count_rows()
+        if total <= max_rows:
+            return 0
+        with self.lock.read():
+            used = {r["embed_hash"] for r in self.entries.search().where("embed_hash IS NOT NULL")
+                    .select(["embed_hash"]).limit(None).to_list()}
+        rows = self.vector_cache.search().select(["embed_hash", "used_at"]).limit(None).to_list()
+        unused = sorted((r["used_at"] or 0, r["embed_hash"]) for r in rows if r["embed_hash"] not in used)
+        drop = [h for _, h in unused[: max(0, total - max_rows)]]
+        for start in range(0, len(drop), 500):
+            self.vector_cache.delete(_in_list("embed_hash", drop[start:start + 500]))
+        return len(drop)
 
     @staticmethod
     def destroy(path: Path) -> None:

@@ -72,6 +72,23 @@ LINKS = pa.schema([
     pa.field("how", pa.string()),        # link | reference
 ])
 
+def vector_cache_schema(dim: int = DEFAULT_DIM) -> pa.Schema:
+    """Vectors and summaries by content: (embed_hash) -> vector, summary."""
+    return pa.schema([
+        pa.field("embed_hash", pa.string(), nullable=False),   # hash(model_id, text)
+        pa.field("model_id", pa.string()),
+        pa.field("vector", pa.list_(pa.float32(), dim), nullable=True),
+        pa.field("used_at", pa.float64()),
+    ])
+
+
+SUMMARY_CACHE = pa.schema([
+    pa.field("key", pa.string(), nullable=False),              # hash(model, content_hash)
+    pa.field("summary", pa.string()),
+    pa.field("source", pa.string()),
+    pa.field("used_at", pa.float64()),
+])
+
 META = pa.schema([
     pa.field("key", pa.string(), nullable=False),
     pa.field("value", pa.string()),

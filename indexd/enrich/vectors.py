@@ -1,0 +1,86 @@
+"""The embed stage: rows without a vector -> cached or freshly computed vectors.
+
+Runs behind the keyword index (two-phase availability): the pipeline stores
+rows with no vector, ``fill_from_cache`` gives unchanged entries their vector
+back before the write (so a reindex or a branch switch recomputes nothing),
+and ``step`` embeds what is left in small batches. The model is called only
+for texts whose (text, model) hash is not in the cache.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from .texts import embed_hash, embed_text
+
+log = logging.getLogger(__name__)
+
+EMBED_KINDS_SKIP = ()   # every entry kind is embedded; see docs/benchmarks.md
+
+
+class VectorStage:
+    def __init__(self, store, embedder, recipe: str = "default", batch: int = 32):
+        self.store = store
+        self.embedder = embedder
+        self.recipe = recipe
+        self.batch = batch
+        self.embedded = 0       # texts sent to the model
+        self.reused = 0         # vectors taken from the cache
+        self.last_error: str | None = None
+
+    @property
+    def model_id(self) -> str:
+        return self.embedder.model_id
+
+    def _keys(self, rows: list[dict]) -> list[str]:
+        return [embed_hash(embed_text(r, self.recipe), self.model_id) for r in rows]
+
+    def fill_from_cache(self, rows: list[dict]) -> int:
+        """Give rows their cached vector in place (called before a store write)."""
+        if not rows:
+            return 0
+        keys = self._keys(rows)
+        hits = self.store.cache_get(sorted(set(keys)))
+        for row, key in zip(rows, keys):
+            vec = hits.get(key)
+            if vec is not None:
+                row["embed_hash"], row["vector"] = key, vec
+        filled = sum(1 for k in keys if k in hits)
+        self.reused += filled
+        return filled
+
+    def step(self) -> int:
+        """Embed one batch of rows that lack a vector; returns rows updated."""
+        rows = self.store.rows_needing_vectors(self.batch * 4)
+        if not rows:
+            return 0
+        texts = [embed_text(r, self.recipe) for r in rows]
+        keys = [embed_hash(t, self.model_id) for t in texts]
+        vectors = self.store.cache_get(sorted(set(keys)))
+        self.reused += sum(1 for k in keys if k in vectors)
+        missing = {}
+        for key, text in zip(keys, texts):
+            if key not in vectors:
+                missing.setdefault(key, text)
+        fresh = {}
+        items = list(missing.items())
+        for start in range(0, len(items), self.batch):
+            chunk = items[start:start + self.batch]
+            encoded = self.embedder.encode([t for _, t in chunk])
+            fresh.update((k, v) for (k, _), v in zip(chunk, encoded))
+        self.embedded += len(fresh)
+        self.store.cache_put(self.model_id, fresh)
+        vectors.update(fresh)
+        updates = {r["id"]: (k, vectors[k]) for r, k in zip(rows, keys)}
+        return self.store.set_vectors(updates)
+
+    def drain(self, budget_s: float = 1e9) -> int:
+        """Embed until nothing is missing or the time budget is spent."""
+        done, deadline = 0, time.monotonic() + budget_s
+        while time.monotonic() < deadline:
+            n = self.step()
+            if n == 0:
+                break
+            done += n
+        return done

@@ -1,0 +1,353 @@
+"""``Graph``: the relationships of every indexed file, kept warm in memory.
+
+Owns the edge set and its indexes (edges out of each file, edges into each
+file, which files depend on which index keys) and keeps them current one
+file at a time: ``update_file`` re-resolves that file's outgoing edges plus
+only the files whose answers could change (files with edges into it, files
+that reference a name it added or removed, files whose unresolved imports it
+may now satisfy), so a save never rebuilds the whole graph. Queries
+(impact, deps, refs, related, export) are answered from memory.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import time
+from collections import defaultdict
+
+from . import export as _export
+from .edges import FileResult, file_edges
+from .impact import item, rank, symbol_matches, walk
+from .model import Edge, FileFacts, is_test_path, repo_name
+from .resolve import RealmIndex
+
+FULL_REALM_FILES = ("__init__.py", "__init__.pyi", "go.mod", "package.json", "tsconfig.json",
+                    "jsconfig.json", "Cargo.toml")
+
+
+def _provides(f: FileFacts) -> set[tuple]:
+    """Index keys a file satisfies: its module names, its path, its names."""
+    d, base = posixpath.split(f.path)
+    keys = {("module", base.split(".", 1)[0]), ("module", posixpath.basename(d)),
+            ("path", f.repo, f.path)}
+    return keys | {("name", x.name) for x in f.defs}
+
+
+class Graph:
+    def __init__(self):
+        self.facts: dict[tuple, FileFacts] = {}
+        self.indexes: dict[str, RealmIndex] = {}
+        self.results: dict[tuple, FileResult] = {}
+        self.rev: dict[tuple, dict[tuple, list[Edge]]] = defaultdict(dict)   # dst file -> src -> edges
+        self.wants: dict[tuple, set[tuple]] = defaultdict(set)              # (realm, key) -> srcs
+        self.cochange: dict[tuple, list[Edge]] = defaultdict(list)          # file -> edges out
+        self.by_path: dict[str, set[tuple]] = defaultdict(set)
+        self.recomputed = 0   # files whose edges were (re)computed, for tests and stats
+
+    # -- building ----------------------------------------------------------
+    def build(self, facts: list[FileFacts], cochange_edges: list[Edge] = ()) -> Graph:
+        self.__init__()
+        for f in facts:
+            self._add_facts(f)
+        for key in list(self.facts):
+            self._compute(key)
+        for e in cochange_edges:
+            self.add_cochange(e)
+        return self
+
+    def add_cochange(self, e: Edge) -> None:
+        src, dst = (e.realm, e.src_repo, e.src_path), (e.realm, e.dst_repo, e.dst_path)
+        if src in self.facts and dst in self.facts:
+            self.cochange[src].append(e)
+            self.rev[dst].setdefault(("git",) + src, []).append(e)
+
+    def _add_facts(self, f: FileFacts) -> None:
+        self.facts[f.key] = f
+        self.indexes.setdefault(f.realm, RealmIndex()).add(f)
+        self.by_path[f.path].add(f.key)
+
+    def _compute(self, key: tuple) -> None:
+        self._drop_result(key)
+        f = self.facts.get(key)
+        if f is None:
+            return
+        res = file_edges(self.indexes[f.realm], f)
+        self.recomputed += 1
+        self.results[key] = res
+        for e in res.edges:
+            self.rev[(e.realm, e.dst_repo, e.dst_path)].setdefault(key, []).append(e)
+        for w in res.wants:
+            self.wants[(f.realm, w)].add(key)
+
+    def _drop_result(self, key: tuple) -> None:
+        old = self.results.pop(key, None)
+        if old is None:
+            return
+        for e in old.edges:
+            self.rev.get((e.realm, e.dst_repo, e.dst_path), {}).pop(key, None)
+        for w in old.wants:
+            self.wants.get((key[0], w), set()).discard(key)
+
+    # -- incremental -------------------------------------------------------
+    def update_file(self, facts: FileFacts) -> int:
+        """Replace one file's facts; returns how many files were recomputed."""
+        key = facts.key
+        old = self.facts.get(key)
+        before = self.recomputed
+        if old is not None:
+            self.facts[key] = facts
+            self.indexes[facts.realm].add(facts)
+        else:
+            self._add_facts(facts)
+        if posixpath.basename(facts.path) in FULL_REALM_FILES and (
+                old is None or old.manifest != facts.manifest):
+            self._recompute_realm(facts.realm)
+        else:
+            for k in self._dirty(old, facts) | {key}:
+                self._compute(k)
+        return self.recomputed - before
+
+    def remove_file(self, realm: str, repo: str, path: str) -> int:
+        key = (realm, repo, path)
+        old = self.facts.pop(key, None)
+        if old is None:
+            return 0
+        before = self.recomputed
+        self.indexes[realm].remove(repo, path)
+        self.by_path[path].discard(key)
+        self._drop_result(key)
+        for e in self.cochange.pop(key, []):
+            self.rev.get((e.realm, e.dst_repo, e.dst_path), {}).pop(("git",) + key, None)
+        for src in list(self.rev.get(key, {})):
+            if len(src) == 4:
+                self.cochange[src[1:]] = [e for e in self.cochange[src[1:]]
+                                          if (e.dst_repo, e.dst_path) != (repo, path)]
+        if posixpath.basename(path) in FULL_REALM_FILES:
+            self._recompute_realm(realm)
+        else:
+            for k in self._dirty(old, None):
+                self._compute(k)
+        self.rev.pop(key, None)
+        return self.recomputed - before
+
+    def _dirty(self, old: FileFacts | None, new: FileFacts | None) -> set[tuple]:
+        f = new or old
+        realm = f.realm
+        dirty: set[tuple] = set()
+        old_defs = {(d.kind, d.qualname, d.name) for d in old.defs} if old else set()
+        new_defs = {(d.kind, d.qualname, d.name) for d in new.defs} if new else set()
+        if old is None or new is None:
+            for k in _provides(f):
+                dirty |= self.wants.get((realm, k), set())
+        for name in {d[2] for d in old_defs ^ new_defs}:
+            dirty |= self.wants.get((realm, ("name", name)), set())
+        into = {k for k in self.rev.get(f.key, {}) if len(k) == 3}
+        if old_defs != new_defs:
+            dirty |= into
+        elif old is not None and new is not None and old.defs != new.defs:
+            dirty |= {k for k in into if self.facts.get(k) and self.facts[k].lang == "markdown"}
+        return {k for k in dirty if k in self.facts}
+
+    def _recompute_realm(self, realm: str) -> None:
+        for key in [k for k in self.facts if k[0] == realm]:
+            self._compute(key)
+
+    # -- lookups -----------------------------------------------------------
+    def edges(self, kinds=None) -> list[Edge]:
+        out = [e for r in self.results.values() for e in r.edges]
+        out += [e for es in self.cochange.values() for e in es]
+        return [e for e in out if not kinds or e.kind in kinds]
+
+    def broken_links(self, realm: str | None = None) -> list[dict]:
+        return [{"realm": k[0], "repo": k[1], "path": k[2], **b}
+                for k, r in sorted(self.results.items()) if realm in (None, k[0])
+                for b in r.broken]
+
+    def resolve_target(self, target: str) -> list[tuple]:
+        """'repo_name/path', an absolute path, a unique repo-relative path or a
+        directory, optionally '::Qualified.name' -> nodes. Raises KeyError."""
+        path, _, symbol = target.partition("::")
+        path = path.rstrip("/")
+        keys = self._files_for(path)
+        if not keys:
+            raise KeyError(f"no indexed file matches {path!r}")
+        if symbol:
+            found = [k + (symbol,) for k in keys
+                     if any(d.qualname == symbol for d in self.facts[k].defs)]
+            if not found:
+                raise KeyError(f"{symbol!r} is not defined in {path!r}")
+            return found
+        return [k + (None,) for k in keys]
+
+    def _files_for(self, path: str) -> list[tuple]:
+        hits = [k for k in self.facts if path.startswith(k[1].rstrip("/") + "/")
+                and k[2] == path[len(k[1].rstrip("/")) + 1:]] if path.startswith("/") else []
+        if not hits:
+            head, _, rest = path.partition("/")
+            hits = [k for k in self.by_path.get(rest, ()) if repo_name(k[1]) == head]
+        if not hits:
+            hits = sorted(self.by_path.get(path, ()))
+            if len({k[1] for k in hits}) > 1:
+                names = ", ".join(sorted(f"{repo_name(k[1])}/{path}" for k in hits))
+                raise KeyError(f"{path!r} is ambiguous: {names}")
+        if not hits:  # a directory
+            for k in self.facts:
+                full = f"{k[1].rstrip('/')}/{k[2]}"
+                rel = f"{repo_name(k[1])}/{k[2]}"
+                if any(p.startswith(path + "/") for p in (full, rel, k[2])):
+                    hits.append(k)
+        return sorted(hits)
+
+    def _incoming(self, node):
+        realm, repo, path, symbol = node
+        for src, es in self.rev.get((realm, repo, path), {}).items():
+            for e in es:
+                if symbol is None or (e.kind != "co_change" and symbol_matches(symbol, e.dst_symbol)):
+                    yield e
+
+    def _outgoing(self, node):
+        realm, repo, path, symbol = node
+        res = self.results.get((realm, repo, path))
+        for e in (res.edges if res else []) + (self.cochange.get((realm, repo, path), [])
+                                               if symbol is None else []):
+            if symbol is None or symbol_matches(symbol, e.src_symbol):
+                yield e
+
+    def _node_kind(self, node) -> str:
+        realm, repo, path, symbol = node
+        f = self.facts.get((realm, repo, path))
+        if symbol and f:
+            for d in f.defs:
+                if d.qualname == symbol:
+                    return d.kind
+        return "file"
+
+    def _completeness(self, files: set[tuple], pending) -> tuple[bool, str | None]:
+        failed = sorted(k for k in files if k in self.facts and self.facts[k].status == "failed")
+        realms = {k[0] for k in files}
+        waiting = sorted(k for k in (pending or ()) if k in files or k[0] in realms)
+        reasons = []
+        if failed:
+            reasons.append(f"{len(failed)} file(s) failed to parse: "
+                           + ", ".join(f"{repo_name(k[1])}/{k[2]}" for k in failed[:5]))
+        if waiting:
+            reasons.append(f"{len(waiting)} file(s) pending reindex: "
+                           + ", ".join(f"{repo_name(k[1])}/{k[2]}" for k in waiting[:5]))
+        return not reasons, "; ".join(reasons) or None
+
+    # -- queries -----------------------------------------------------------
+    def impact(self, target: str, depth: int = 3, kinds=None, pending=None,
+               limit: int | None = 200) -> dict:
+        """What may break if ``target`` changes: reverse walk, scored."""
+        t0 = time.perf_counter()
+        seeds = self.resolve_target(target)
+        visits, traversed = walk(seeds, self._incoming, depth, kinds, reverse=True)
+        scores = rank(seeds, traversed)
+        seed_files = {s[:3] for s in seeds}
+        file_target = all(s[3] is None for s in seeds)
+        out = {"affected": [], "tests": [], "docs": []}
+        for node, v in visits.items():
+            if v.distance == 0 or (file_target and node[:3] in seed_files):
+                continue
+            f = self.facts.get(node[:3])
+            bucket = ("docs" if f is not None and f.lang == "markdown" else
+                      "tests" if is_test_path(node[2]) else "affected")
+            out[bucket].append(item(node, v, scores.get(node, 0.0), self._node_kind(node)))
+        for bucket in out.values():
+            bucket.sort(key=lambda x: (-x["score"], x["distance"], x["path"], x["symbol"] or ""))
+            del bucket[limit or len(bucket):]
+        files = seed_files | {n[:3] for n in visits}
+        complete, reason = self._completeness(files, pending)
+        return {"target": target, "took_ms": round((time.perf_counter() - t0) * 1000, 2),
+                "complete": complete, "incomplete_reason": reason, **out,
+                "unresolved": self._unresolved_for(seeds)}
+
+    def deps(self, target: str, depth: int = 1, kinds=None, pending=None) -> dict:
+        """What ``target`` depends on: forward walk."""
+        t0 = time.perf_counter()
+        seeds = self.resolve_target(target)
+        visits, traversed = walk(seeds, self._outgoing, depth, kinds, reverse=False)
+        scores = rank(seeds, traversed)
+        deps = [item(n, v, scores.get(n, 0.0), self._node_kind(n))
+                for n, v in visits.items() if v.distance > 0]
+        deps.sort(key=lambda x: (x["distance"], -x["score"], x["path"], x["symbol"] or ""))
+        external = [{"path": s[2], **u} for s in seeds
+                    for u in self.results.get(s[:3], FileResult()).unresolved if u["kind"] == "import"]
+        complete, reason = self._completeness({s[:3] for s in seeds} | {n[:3] for n in visits},
+                                              pending)
+        return {"target": target, "took_ms": round((time.perf_counter() - t0) * 1000, 2),
+                "complete": complete, "incomplete_reason": reason, "deps": deps,
+                "external": external}
+
+    def refs(self, target: str) -> dict:
+        """Every edge into one symbol (or file), with its evidence."""
+        seeds = self.resolve_target(target)
+        rows = []
+        for node in seeds:
+            for e in self._incoming(node):
+                rows.append({"realm": e.realm, "repo": e.src_repo, "path": e.src_path,
+                             "symbol": e.src_symbol, "kind": e.kind, "line": e.line,
+                             "how": e.how, "weight": e.weight})
+        rows.sort(key=lambda r: (r["how"] != "resolved", -r["weight"], r["path"], r["line"]))
+        return {"target": target, "refs": rows, "unresolved": self._unresolved_for(seeds)}
+
+    def related(self, path: str, symbol: str | None = None, limit: int = 5) -> list[dict]:
+        """A few strongest neighbours of a file or symbol, both directions."""
+        from .impact import KIND_WEIGHT, confidence
+
+        target = f"{path}::{symbol}" if symbol else path
+        try:
+            seeds = self.resolve_target(target)
+        except KeyError:
+            return []
+        best: dict[tuple, dict] = {}
+        for node in seeds:
+            for direction, edges in (("in", self._incoming(node)), ("out", self._outgoing(node))):
+                for e in edges:
+                    other = ((e.src_repo, e.src_path, e.src_symbol) if direction == "in"
+                             else (e.dst_repo, e.dst_path, e.dst_symbol))
+                    if other[:2] == node[1:3] and (other[2] is None or symbol is None):
+                        continue
+                    score = KIND_WEIGHT.get(e.kind, 0.5) * confidence(e)
+                    if other not in best or best[other]["score"] < score:
+                        best[other] = {"repo": other[0], "path": other[1], "symbol": other[2],
+                                       "kind": e.kind, "direction": direction, "how": e.how,
+                                       "score": round(score, 4)}
+        return sorted(best.values(), key=lambda r: (-r["score"], r["path"]))[:limit]
+
+    def export(self, fmt: str = "json", scope: str | None = None) -> str:
+        """Edges (all, one realm, or those touching files under a path) as json/dot/graphml."""
+        edges = self.edges()
+        if scope:
+            if scope in self.indexes:
+                edges = [e for e in edges if e.realm == scope]
+            else:
+                keys = set(self._files_for(scope))
+                edges = [e for e in edges if (e.realm, e.src_repo, e.src_path) in keys
+                         or (e.realm, e.dst_repo, e.dst_path) in keys]
+        return _export.export(edges, fmt)
+
+    def _unresolved_for(self, seeds, limit: int = 50) -> list[dict]:
+        """References that might reach the target but could not be tied to it."""
+        names, modules = set(), set()
+        for realm, repo, path, symbol in seeds:
+            f = self.facts[(realm, repo, path)]
+            if symbol:
+                names.add((realm, symbol.rsplit(".", 1)[-1]))
+            else:
+                names |= {(realm, d.name) for d in f.defs if d.qualname == d.name}
+                d, base = posixpath.split(path)
+                stem = base.split(".", 1)[0]
+                modules.add((realm, posixpath.basename(d) if stem in ("__init__", "index", "mod")
+                             else stem))
+        out = []
+        for realm, key, kind in ([(r, ("name", n), "name") for r, n in sorted(names)]
+                                 + [(r, ("module", m), "import") for r, m in sorted(modules)]):
+            for src in sorted(self.wants.get((realm, key), ())):
+                for u in self.results[src].unresolved:
+                    last = u["name"].replace(":", ".").replace("/", ".").rsplit(".", 1)[-1]
+                    if u["kind"] == kind and (u["name"] == key[1] or last == key[1]):
+                        out.append({"realm": src[0], "repo": src[1], "path": src[2], **u})
+                        if len(out) >= limit:
+                            return out
+        return out

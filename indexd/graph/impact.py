@@ -1,0 +1,113 @@
+"""Walking and scoring the graph: pure functions behind Graph.impact/deps.
+
+``walk`` is a breadth-first walk to a depth over whatever edges the caller's
+``step(node)`` yields (edges into a node for impact, out of it for deps),
+keeping per node the first distance, the best path confidence and that
+path. ``rank`` scores the visited subgraph with personalised PageRank from
+the seeds, edge weight = kind weight x resolution confidence, so nodes
+reached by many strong paths (fan-in) rise. Confidence per edge: resolved
+1.0, name_match 0.3 x name weight, git its co-change confidence, link 0.8.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .model import Edge, node_label
+
+KIND_WEIGHT = {"imports": 1.0, "calls": 1.0, "references": 0.9, "tests": 1.0,
+               "documents": 0.7, "config": 0.8, "co_change": 0.6}
+DAMPING = 0.85
+ITERATIONS = 30
+
+Node = tuple  # (realm, repo, path, symbol | None)
+
+
+def confidence(e: Edge) -> float:
+    if e.how == "resolved":
+        return 1.0
+    if e.how == "name_match":
+        return min(1.0, 0.3 * e.weight)
+    if e.how == "git":
+        return min(1.0, e.weight)
+    if e.how == "link":
+        return 0.8
+    return 0.5
+
+
+@dataclass
+class Visit:
+    distance: int
+    confidence: float
+    via: list = field(default_factory=list)   # edges, from this node back to a seed
+
+
+def walk(seeds: list[Node], step, depth: int, kinds=None, reverse: bool = True):
+    """BFS to ``depth``; returns (visits, traversed [(from_node, to_node, weight)])."""
+    visits: dict[Node, Visit] = {s: Visit(0, 1.0) for s in seeds}
+    traversed: list[tuple[Node, Node, float]] = []
+    frontier = list(seeds)
+    for d in range(1, depth + 1):
+        nxt = []
+        for node in frontier:
+            here = visits[node]
+            for e in step(node):
+                if kinds and e.kind not in kinds:
+                    continue
+                other = ((e.realm, e.src_repo, e.src_path, e.src_symbol) if reverse
+                         else (e.realm, e.dst_repo, e.dst_path, e.dst_symbol))
+                c = here.confidence * confidence(e)
+                traversed.append((node, other, KIND_WEIGHT.get(e.kind, 0.5) * confidence(e)))
+                seen = visits.get(other)
+                if seen is None:
+                    visits[other] = Visit(d, c, [e] + here.via)
+                    nxt.append(other)
+                elif c > seen.confidence and seen.distance > 0:
+                    seen.confidence, seen.via = c, [e] + here.via
+        frontier = nxt
+    return visits, traversed
+
+
+def rank(seeds: list[Node], traversed) -> dict[Node, float]:
+    """Personalised PageRank over the walked subgraph, normalised to max 1."""
+    out_w: dict[Node, float] = {}
+    adj: dict[Node, dict[Node, float]] = {}
+    for a, b, w in traversed:
+        if a == b:
+            continue
+        adj.setdefault(a, {})
+        adj[a][b] = adj[a].get(b, 0.0) + w
+        out_w[a] = out_w.get(a, 0.0) + w
+    nodes = set(seeds) | set(adj) | {b for m in adj.values() for b in m}
+    pers = {s: 1.0 / len(seeds) for s in seeds} if seeds else {}
+    score = dict.fromkeys(nodes, 0.0) | pers
+    for _ in range(ITERATIONS):
+        nxt = {n: (1 - DAMPING) * pers.get(n, 0.0) for n in nodes}
+        for a, targets in adj.items():
+            sa = score[a]
+            if sa:
+                for b, w in targets.items():
+                    nxt[b] += DAMPING * sa * w / out_w[a]
+        score = nxt
+    top = max((v for n, v in score.items() if n not in pers), default=0.0) or 1.0
+    return {n: min(1.0, v / top) for n, v in score.items()}
+
+
+def via_json(edges: list[Edge]) -> list[dict]:
+    return [{"kind": e.kind, "from": node_label(e.src_repo, e.src_path, e.src_symbol),
+             "to": node_label(e.dst_repo, e.dst_path, e.dst_symbol), "line": e.line,
+             "how": e.how} for e in edges]
+
+
+def item(node: Node, visit: Visit, score: float, kind: str) -> dict:
+    realm, repo, path, symbol = node
+    return {"realm": realm, "repo": repo, "path": path, "symbol": symbol, "kind": kind,
+            "distance": visit.distance, "score": round(score, 4),
+            "confidence": round(visit.confidence, 4), "via": via_json(visit.via)}
+
+
+def symbol_matches(wanted: str | None, symbol: str | None) -> bool:
+    """Does an edge end ``symbol`` land on node symbol ``wanted`` (or inside it)?"""
+    if wanted is None:
+        return True
+    return symbol is not None and (symbol == wanted or symbol.startswith(wanted + "."))

@@ -1,0 +1,77 @@
+"""Semantic and hybrid search: vector leg + keyword leg, fused by reciprocal rank.
+
+RRF (k=60) over the two ranked lists; each hit records which legs found it
+(``match``). Filters are the keyword search's, pushed down to both legs.
+Optional ``context`` reads N lines around each hit from the file on disk.
+"""
+
+from __future__ import annotations
+
+import time
+from fnmatch import fnmatch
+from pathlib import Path
+
+from .search import (RESULT_COLUMNS, SearchRequest, _glob_to_like, build_where, hit_from_row,
+                     keyword_rows, rank)
+
+RRF_K = 60
+LEG_DEPTH = 50
+# Nearest neighbours always exist; below this cosine similarity a vector hit
+# is noise, and "no results" must stay possible (indexctl exit code 1).
+MIN_SIMILARITY = 0.2
+
+
+def _key(row: dict) -> tuple:
+    return (row["realm"], row["repo"], row["path"], row["kind"], row["qualname"], row["start_line"])
+
+
+def semantic_rows(store, query_vector, req: SearchRequest, depth: int) -> list[dict]:
+    rows = store.vector_search(query_vector, build_where(req), depth, RESULT_COLUMNS + ["_distance"])
+    rows = [r for r in rows if 1.0 - float(r.get("_distance", 1.0)) >= MIN_SIMILARITY]
+    if req.path and _glob_to_like(req.path) is None:
+        rows = [r for r in rows if fnmatch(r["path"], req.path)]
+    return rows
+
+
+def fused_search(store, embedder, req: SearchRequest) -> dict:
+    started = time.perf_counter()
+    depth = max(LEG_DEPTH, req.limit * 3)
+    legs: dict[str, list[dict]] = {}
+    if req.mode in ("hybrid", "keyword"):
+        rows, terms = keyword_rows(store, req, depth)
+        legs["keyword"] = [h for h in _ranked_rows(rows, terms, req.query)]
+    if req.mode in ("hybrid", "semantic"):
+        legs["semantic"] = semantic_rows(store, embedder.encode_query(req.query), req, depth)
+    fused: dict[tuple, dict] = {}
+    for leg, rows in legs.items():
+        for rank_no, row in enumerate(rows):
+            entry = fused.setdefault(_key(row), {"row": row, "score": 0.0, "match": []})
+            entry["score"] += 1.0 / (RRF_K + rank_no + 1)
+            entry["match"].append(leg)
+    ordered = sorted(fused.values(), key=lambda e: -e["score"])[: req.limit]
+    results = []
+    for e in ordered:
+        hit = hit_from_row(e["row"], e["score"], tuple(e["match"])).to_json()
+        if req.context:
+            hit["context"] = read_context(e["row"], req.context)
+        results.append(hit)
+    return {"query": req.query, "mode": req.mode,
+            "took_ms": round((time.perf_counter() - started) * 1000, 2),
+            "total": len(results), "results": results}
+
+
+def _ranked_rows(rows: list[dict], terms: list[str], query: str) -> list[dict]:
+    """Keyword rows in the keyword search's own order (its rerank included)."""
+    return [row for _, row in rank(rows, terms, query, keep_rows=True)]
+
+
+def read_context(row: dict, lines: int) -> str:
+    path = Path(row["repo"]) / row["path"]
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return ""
+    start = max(0, int(row["start_line"]) - 1 - lines)
+    end = min(len(text), int(row["end_line"]) + lines) if lines else int(row["start_line"])
+    end = min(end, start + 2 * lines + 60)   # big symbols: show the head, not the whole body
+    return "\n".join(text[start:end])

@@ -1,0 +1,31 @@
+"""Fixtures for the enrich tests: a fake Ollama server and settings objects."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+# tests/ has no __init__.py: make tests/fakes importable as the ``fakes`` package.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from fakes.ollama_server import FakeOllama  # noqa: E402
+
+
+@pytest.fixture
+def fake_ollama():
+    server = FakeOllama().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def settings(indexd_home):
+    from indexd.config import load_settings
+
+    def make(**overrides):
+        return replace(load_settings(), **overrides)
+
+    return make

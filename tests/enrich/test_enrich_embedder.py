@@ -1,0 +1,231 @@
+"""Embedders: the real bundled MiniLM offline, the hash embedder, Ollama via the fake."""
+
+from __future__ import annotations
+
+import math
+import os
+import socket
+from pathlib import Path
+
+import pytest
+
+from indexd.enrich.embedder import (
+    Embedder,
+    HashEmbedder,
+    OllamaEmbedder,
+    SentenceTransformerEmbedder,
+    default_model_path,
+    load_embedder,
+)
+from indexd.errors import ModelUnavailable
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
+def _norm(v) -> float:
+    return math.sqrt(sum(x * x for x in v))
+
+
+def _cos(a, b) -> float:
+    return sum(x * y for x, y in zip(a, b))
+
+
+@pytest.fixture
+def no_network(monkeypatch):
+    """Any attempt to connect anywhere but loopback fails the test loudly."""
+    real = socket.socket.connect
+
+    def guarded(self, address):
+        host = address[0] if isinstance(address, tuple) else address
+        if isinstance(host, str) and host not in ("127.0.0.1", "::1", "localhost") \
+                and not host.startswith("/"):
+            raise AssertionError(f"network access attempted: {address!r}")
+        return real(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", guarded)
+
+
+@pytest.fixture(scope="module")
+def minilm(tmp_path_factory):
+    """The real default model, loaded once per module with the network blocked."""
+    from dataclasses import replace
+
+    from indexd.config import default_paths, Settings
+
+    home = tmp_path_factory.mktemp("home")
+    settings = Settings(paths=default_paths({"INDEXD_HOME": str(home)}))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HF_HUB_OFFLINE", "1")
+        mp.setattr(socket.socket, "connect", _refuse)
+        return load_embedder(replace(settings, embed_model="default"))
+
+
+def _refuse(self, address):
+    raise AssertionError(f"network access attempted while loading the model: {address!r}")
+
+
+# ------------------------------------------------------------------ real model
+
+def test_default_model_loads_offline_with_384_normalised_vectors(minilm):
+    assert isinstance(minilm, SentenceTransformerEmbedder)
+    assert isinstance(minilm, Embedder)
+    assert minilm.dim == 384
+    assert minilm.max_tokens == 256
+    assert minilm.model_id.startswith("all-MiniLM-L6-v2@") and minilm.model_id.endswith("/384")
+    vecs = minilm.encode(["def parse_header(line): ...", "a heading about threads"])
+    assert len(vecs) == 2 and all(len(v) == 384 for v in vecs)
+    assert all(abs(_norm(v) - 1.0) < 1e-4 for v in vecs)
+    assert all(isinstance(x, float) for x in vecs[0][:5])
+
+
+def test_semantic_sanity(minilm):
+    url = ("function urlparse (urlparse)\ndef urlparse(url, scheme='', allow_fragments=True)\n"
+           "Parse a URL into 6 components: <scheme>://<netloc>/<path>;<params>?<query>#<fragment>")
+    threads = ("class Thread (thread)\nclass Thread\nA class that represents a thread of control. "
+               "start() runs the activity in a separate OS thread; join() waits for it.")
+    q = minilm.encode_query("parse a URL")
+    u, t = minilm.encode([url, threads])
+    assert _cos(q, u) > _cos(q, t) + 0.1
+
+
+def test_counters_and_empty_input(minilm):
+    calls, texts = minilm.calls, minilm.texts_encoded
+    assert minilm.encode([]) == []
+    minilm.encode(["a", "b", "c"])
+    minilm.encode_query("d")
+    assert (minilm.calls - calls, minilm.texts_encoded - texts) == (2, 4)
+
+
+def test_model_id_stable_across_loads(minilm, no_network):
+    again = SentenceTransformerEmbedder(default_model_path(), name="all-MiniLM-L6-v2")
+    assert again.model_id == minilm.model_id
+    # Same weights under another directory name: same hash, different label.
+    assert again.model_id.split("@")[1] == minilm.model_id.split("@")[1]
+
+
+# ------------------------------------------------------------------ hash embedder
+
+def test_hash_embedder_is_deterministic_and_counts_calls():
+    a, b = HashEmbedder(), HashEmbedder()
+    texts = ["parse a url", "start a worker thread", ""]
+    assert a.encode(texts) == b.encode(texts)
+    assert a.model_id == "hash-embedder/64" and a.dim == 64
+    assert (a.calls, a.texts_encoded) == (1, 3)
+    a.encode_query("x")
+    assert (a.calls, a.texts_encoded) == (2, 4)
+    v = a.encode(["parse a url"])[0]
+    assert len(v) == 64 and abs(_norm(v) - 1) < 1e-9
+
+
+def test_hash_embedder_similar_texts_are_closer():
+    e = HashEmbedder(dim=256)
+    q, near, far = e.encode(["parse url string", "parse the url", "thread pool executor"])
+    assert _cos(q, near) > _cos(q, far)
+
+
+# ------------------------------------------------------------------ load_embedder
+
+def test_load_embedder_hash_and_ollama_specs(settings):
+    assert isinstance(load_embedder(settings(embed_model="hash")), HashEmbedder)
+    e = load_embedder(settings(embed_model="ollama:nomic-embed-text",
+                               ollama_url="http://127.0.0.1:9"))
+    assert isinstance(e, OllamaEmbedder)
+    assert (e.url, e.model) == ("http://127.0.0.1:9", "nomic-embed-text")
+
+
+def test_load_embedder_missing_path_names_the_config_key(settings, tmp_path):
+    s = settings(embed_model=str(tmp_path / "no-such-model"))
+    with pytest.raises(ModelUnavailable) as err:
+        load_embedder(s)
+    msg = str(err.value)
+    assert "not found" in msg and "no-such-model" in msg
+    assert "embed_model" in msg and "INDEXD_EMBED_MODEL" in msg
+    assert str(s.paths.config_file) in msg
+
+
+def test_load_embedder_unloadable_directory(settings, tmp_path, no_network):
+    bad = tmp_path / "not-a-model"
+    bad.mkdir()
+    (bad / "config.json").write_text("{ this is not json")
+    with pytest.raises(ModelUnavailable) as err:
+        load_embedder(settings(embed_model=str(bad)))
+    assert "could not be loaded" in str(err.value) and "INDEXD_EMBED_MODEL" in str(err.value)
+
+
+def test_load_embedder_empty_ollama_model_is_an_error(settings):
+    with pytest.raises(ModelUnavailable, match="embed_model"):
+        load_embedder(settings(embed_model="ollama:"))
+
+
+# ------------------------------------------------------------------ Ollama embedder
+
+def test_ollama_embedder_normal(fake_ollama):
+    e = OllamaEmbedder(fake_ollama.url, "all-minilm", timeout=5)
+    vecs = e.encode(["alpha", "beta"])
+    assert e.dim == 8 and e.model_id == "ollama:all-minilm/8"
+    assert all(abs(_norm(v) - 1) < 1e-9 for v in vecs)
+    assert vecs == OllamaEmbedder(fake_ollama.url, "all-minilm").encode(["alpha", "beta"])
+    assert (e.calls, e.texts_encoded) == (1, 2)
+    assert fake_ollama.counts["/api/embed"] == 2
+    body = fake_ollama.requests[0][3]
+    assert body["model"] == "all-minilm" and body["input"] == ["alpha", "beta"]
+
+
+def test_ollama_embedder_down(fake_ollama):
+    url = fake_ollama.url
+    fake_ollama.set_mode("down")
+    with pytest.raises(ModelUnavailable) as err:
+        OllamaEmbedder(url, "all-minilm", timeout=2).encode(["x"])
+    msg = str(err.value)
+    assert url in msg and "all-minilm" in msg and "ollama pull all-minilm" in msg
+    assert err.value.retryable
+
+
+@pytest.mark.parametrize("kind", ["invalid_json", "wrong_shape", "error_body", "empty_content"])
+def test_ollama_embedder_garbage(fake_ollama, kind):
+    fake_ollama.set_mode("garbage", garbage_kind=kind)
+    with pytest.raises(ModelUnavailable):
+        OllamaEmbedder(fake_ollama.url, "all-minilm", timeout=2).encode(["x"])
+
+
+def test_ollama_embedder_slow_beyond_timeout(fake_ollama):
+    fake_ollama.set_mode("slow", slow_s=1.5)
+    with pytest.raises(ModelUnavailable, match="timed out"):
+        OllamaEmbedder(fake_ollama.url, "all-minilm", timeout=0.3).encode(["x"])
+
+
+def test_ollama_embedder_unknown_model_and_500(fake_ollama):
+    with pytest.raises(ModelUnavailable, match="404.*not found"):
+        OllamaEmbedder(fake_ollama.url, "nope", timeout=2).encode(["x"])
+    fake_ollama.set_mode("error500")
+    with pytest.raises(ModelUnavailable, match="HTTP 500"):
+        OllamaEmbedder(fake_ollama.url, "all-minilm", timeout=2).encode(["x"])
+
+
+def test_ollama_embedder_wrong_count_is_unavailable(fake_ollama, monkeypatch):
+    e = OllamaEmbedder(fake_ollama.url, "all-minilm", timeout=2)
+    e.encode(["warm"])
+    client = e._get_client()
+    real = client.embed
+
+    def one_short(**kw):
+        resp = real(**kw)
+        resp.embeddings = list(resp.embeddings)[:-1]
+        return resp
+
+    monkeypatch.setattr(client, "embed", one_short)
+    with pytest.raises(ModelUnavailable, match="returned 1 embeddings"):
+        e.encode(["a", "b"])
+
+
+def test_weights_dir_hash_covers_weights(tmp_path):
+    from indexd.enrich.embedder import weights_hash
+
+    d = tmp_path / "m"
+    d.mkdir()
+    (d / "model.safetensors").write_bytes(b"a" * 10)
+    first = weights_hash(d)
+    (d / "model.safetensors").write_bytes(b"b" * 10)
+    assert weights_hash(d) != first
+    assert Path(default_model_path()).is_dir()
