@@ -286,4 +286,14 @@ make install                                  # .venv with indexd and the test e
 
 `bench/index_cold.py` needs universal-ctags on `PATH` for the ctags column
 and matplotlib for `docs/bench_index_cold.png` (both optional).
+
+## Cold, warm and one-edit indexing
+
+<!-- index_cold:start -->
+<!-- index_cold:end -->
+
+## Python symbols against `ast`
+
+<!-- ast_agreement:start -->
+<!-- ast_agreement:end -->
 """

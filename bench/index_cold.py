@@ -304,7 +304,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--runs", type=int, default=3, help="cold runs (median reported)")
     p.add_argument("--corpus", type=Path,
-                   help="copy the stdlib here and keep it (must be empty or absent)")
+                   help="copy the stdlib here and keep it, one file edited (must be empty or absent)")
     p.add_argument("--verbose", action="store_true", help="list parse failures and skips")
     p.add_argument("--no-doc", action="store_true", help="do not touch docs/")
     args = p.parse_args(argv)

@@ -154,11 +154,21 @@ def rank(rows: list[dict], terms: list[str], query: str, keep_rows: bool = False
             score *= 2.0
         if row.get("kind") in ("file", "key"):
             score *= 0.8   # a symbol or section is a more precise answer
+        score *= _visibility(row.get("name") or "")
         scored.append((score, row))
     scored.sort(key=lambda x: -x[0])
     if keep_rows:
         return scored
     return [hit_from_row(row, score, ("keyword",)) for score, row in scored]
+
+
+def _visibility(name: str) -> float:
+    """Private helpers and dunders rarely answer a question (bench/search_quality)."""
+    if name.startswith("__") and name.endswith("__"):
+        return 0.6
+    if name.startswith("_"):
+        return 0.7
+    return 1.0
 
 
 def hit_from_row(row: dict, score: float, match: tuple) -> SearchHit:
