@@ -91,14 +91,16 @@ def ast_imports(rel: str, text: str, files: set[str]) -> set[str]:
 
 def ast_truth(texts: dict[str, str]) -> tuple[dict[str, set[str]], set[str]]:
     """importer -> imported files, and the files ``ast`` could not parse."""
-    files = set(texts)
-    edges, bad = {}, set()
+    bad = set()
     for rel, text in texts.items():
         try:
-            edges[rel] = ast_imports(rel, text, files)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                ast.parse(text)
         except (SyntaxError, ValueError):
             bad.add(rel)
-    return edges, bad
+    files = set(texts) - bad
+    return {rel: ast_imports(rel, texts[rel], files) for rel in sorted(files)}, bad
 
 
 def importers_of(edges: dict[str, set[str]]) -> dict[str, set[str]]:

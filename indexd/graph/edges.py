@@ -112,10 +112,13 @@ def _import_edges(index, f, res):
             seen.add((t.repo, t.path))
             res.edges.append(_edge(f, "imports", None, t.repo, t.path, None, t.line, "resolved"))
         if t.name and t.name != "*":
-            imported[t.name].append((t.repo, t.path, t.symbol))
+            repo, path = t.def_at or (t.repo, t.path)
+            imported[t.name].append((repo, path, t.symbol))
             if t.symbol:
-                res.edges.append(_edge(f, "references", t.scope, t.repo, t.path, t.symbol,
+                res.edges.append(_edge(f, "references", t.scope, repo, path, t.symbol,
                                        t.line, "resolved"))
+            if t.def_at:
+                res.wants.add(("path", *t.def_at))
     return imported, files
 
 
@@ -137,20 +140,26 @@ def _code_defs(index, repo, path, name):
 
 
 def _ref_edges(index, f, imported, files, res) -> None:
+    """One edge per (kind, source symbol, target); the first line is the evidence."""
     local = defaultdict(list)
     for d in f.defs:
         if d.kind not in DOC_KINDS:
             local[d.name].append(d.qualname)
-    for kind, name, line, scope in _unique_refs(f):
-        res.wants.add(("name", name))
+    cache: dict[str, tuple[str, list]] = {}
+    seen: set[tuple] = set()
+    for kind, name, line, scope in sorted(_unique_refs(f), key=lambda r: r[2]):
+        if name not in cache:
+            res.wants.add(("name", name))
+            hits = _resolved_targets(index, f, name, imported, files, local)
+            cache[name] = ("resolved", [(h, 1.0) for h in hits]) if hits else \
+                _name_match(index, f, name, line, res)
+        how, hits = cache[name]
         ekind = REF_KINDS[kind]
-        hits = _resolved_targets(index, f, name, imported, files, local)
-        if hits:
-            for repo, path, sym in hits:
-                if (repo, path, sym) != (f.repo, f.path, scope):
-                    res.edges.append(_edge(f, ekind, scope, repo, path, sym, line, "resolved"))
-            continue
-        _name_match(index, f, ekind, name, line, scope, res)
+        for (repo, path, sym), w in hits:
+            key = (ekind, scope, repo, path, sym)
+            if key not in seen and (repo, path, sym) != (f.repo, f.path, scope):
+                seen.add(key)
+                res.edges.append(_edge(f, ekind, scope, repo, path, sym, line, how, w))
 
 
 def _resolved_targets(index, f, name, imported, files, local) -> list[tuple]:
@@ -170,18 +179,15 @@ def _resolved_targets(index, f, name, imported, files, local) -> list[tuple]:
             for d in _code_defs(index, repo, path, name)]
 
 
-def _name_match(index, f, ekind, name, line, scope, res) -> None:
+def _name_match(index, f, name, line, res) -> tuple[str, list]:
     holders = [h for h in index.defs_by_name.get(name, ()) if h != (f.repo, f.path)]
-    if not holders:
-        return
     if len(holders) > MAX_CANDIDATE_FILES:
         res.unresolved.append({"kind": "name", "name": name, "line": line,
                                "reason": f"ambiguous: defined in {len(holders)} files"})
-        return
+        return "name_match", []
     w = name_weight(name, len(holders))
-    for repo, path in sorted(holders):
-        for d in _code_defs(index, repo, path, name)[:3]:
-            res.edges.append(_edge(f, ekind, scope, repo, path, d.qualname, line, "name_match", w))
+    return "name_match", [((repo, path, d.qualname), w) for repo, path in sorted(holders)
+                          for d in _code_defs(index, repo, path, name)[:3]]
 
 
 # --- config ------------------------------------------------------------------

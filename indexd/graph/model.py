@@ -8,6 +8,7 @@ between two files or symbols. Frozen/plain dataclasses only, no I/O.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import NamedTuple
 
@@ -55,8 +56,9 @@ class FileFacts:
         return (self.realm, self.repo, self.path)
 
 
-@dataclass(frozen=True)
-class Edge:
+class Edge(NamedTuple):
+    """One relationship; src/dst symbol None means the file itself."""
+
     kind: str
     src_repo: str
     src_path: str
@@ -83,11 +85,12 @@ def node_label(repo: str, path: str, symbol: str | None) -> str:
 TEST_DIRS = ("tests", "test", "__tests__")
 
 
+@lru_cache(maxsize=65536)
 def is_test_path(path: str) -> bool:
     """Test files by convention (Python, Go, JS/TS) or by living under a test dir."""
-    p = PurePosixPath(path)
-    name = p.name
-    if any(part in TEST_DIRS for part in p.parts[:-1]):
+    parts = path.split("/")
+    name = parts[-1]
+    if any(part in TEST_DIRS for part in parts[:-1]):
         return True
     if name.endswith(".py"):
         return name.startswith("test_") or name.endswith("_test.py")

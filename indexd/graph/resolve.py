@@ -35,6 +35,7 @@ class Target(NamedTuple):
     path: str | None
     symbol: str | None       # qualname of the imported definition, when found
     scope: str | None = None
+    def_at: tuple[str, str] | None = None  # where symbol is defined, if not in path (re-export)
 
 
 class RealmIndex:
@@ -47,6 +48,7 @@ class RealmIndex:
         self.manifests: dict[tuple[str, str], dict] = {}
         self._py_roots: dict[str, list[str]] = {}
         self._named: dict[tuple[str, str], dict[str, list[Def]]] = {}
+        self._repos: dict[str, int] = defaultdict(int)
         for f in facts:
             self.add(f)
 
@@ -56,6 +58,7 @@ class RealmIndex:
         if key in self.files:
             self.remove(f.repo, f.path)
         self.files[key] = f
+        self._repos[f.repo] += 1
         self._named.pop(key, None)
         d, base = posixpath.split(f.path)
         self.dirs[(f.repo, d)].add(base)
@@ -73,6 +76,9 @@ class RealmIndex:
         self._named.pop((repo, path), None)
         if f is None:
             return None
+        self._repos[repo] -= 1
+        if not self._repos[repo]:
+            del self._repos[repo]
         d, base = posixpath.split(path)
         self.dirs[(repo, d)].discard(base)
         for df in f.defs:
@@ -94,7 +100,7 @@ class RealmIndex:
         return (repo, path) in self.dirs
 
     def repos(self) -> list[str]:
-        return sorted({r for r, _ in self.files})
+        return sorted(self._repos)
 
     def files_in(self, repo: str, d: str) -> list[str]:
         return sorted(posixpath.join(d, n) if d else n for n in self.dirs.get((repo, d), ()))
@@ -183,7 +189,7 @@ def _py_import(index, f, module: str, line: int, scope) -> Target:
     return Target(line, module, None, None, None, None, scope)
 
 
-def _py_from(index, f, module: str, name: str, line: int, scope) -> Target:
+def _py_from(index, f, module: str, name: str, line: int, scope, depth: int = 3) -> Target:
     hit = _py_relative(index, f, module) if module.startswith(".") else \
         _py_absolute(index, f, module.split("."))
     if hit is None:
@@ -195,8 +201,30 @@ def _py_from(index, f, module: str, name: str, line: int, scope) -> Target:
             return Target(line, module, name, repo, sub, None, scope)
     if file is None:
         return Target(line, module, name, None, None, None, scope)
-    d = find_definition(index, repo, file, name) if name != "*" else None
-    return Target(line, module, name, repo, file, d.qualname if d else None, scope)
+    if name == "*":
+        return Target(line, module, name, repo, file, None, scope)
+    found = _py_definer(index, repo, file, name, depth)
+    if found is None:
+        return Target(line, module, name, repo, file, None, scope)
+    where, qual = found
+    return Target(line, module, name, repo, file, qual, scope,
+                  where if where != (repo, file) else None)
+
+
+def _py_definer(index, repo, file, name, depth: int = 3):
+    """((repo, path), qualname) defining ``name``, following re-exports."""
+    d = find_definition(index, repo, file, name)
+    if d is not None:
+        return (repo, file), d.qualname
+    f = index.files.get((repo, file))
+    if f is None or depth == 0:
+        return None
+    for r in f.refs:
+        if r.kind == "import" and r.module is not None and r.name == name:
+            t = _py_from(index, f, r.module, name, r.line, None, depth - 1)
+            if t.path is not None and t.symbol:
+                return (t.def_at or (t.repo, t.path)), t.symbol
+    return None
 
 
 def _py_file(index: RealmIndex, repo: str, base: str) -> str | None:

@@ -19,6 +19,9 @@
 (import_from_statement
   module_name: (_) @module
   (wildcard_import) @name) @reference.import
+(future_import_statement
+  "__future__" @module
+  name: (dotted_name) @name) @reference.import
 
 (attribute
   object: (identifier) @_obj

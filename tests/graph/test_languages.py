@@ -1,0 +1,86 @@
+"""Import resolution and edges for JS/TS, Go and Rust."""
+
+from __future__ import annotations
+
+from conftest import build
+
+
+def imports_of(graph, path):
+    return {(e.dst_path) for e in graph.edges(["imports"]) if e.src_path == path}
+
+
+def test_typescript_relative_index_tsconfig_and_workspace(tree):
+    web = tree("web", {
+        "tsconfig.json": '{\n // comment\n "compilerOptions": {"baseUrl": ".", "paths": {"@app/*": ["src/app/*"]}}\n}\n',
+        "src/index.ts": ('import { formatPrice } from "./util/format.js";\n'
+                         'import * as widgets from "./widgets";\n'
+                         'import { Store } from "@app/store";\n'
+                         'import { shared } from "@acme/shared";\n'
+                         'import React from "react";\n'
+                         'export * from "./types";\n'
+                         'const cfg = require("./config.cjs");\n'
+                         'export function main(): string { return formatPrice(2) + process.env.API_URL; }\n'),
+        "src/util/format.ts": "export function formatPrice(n: number): string { return `${n}`; }\n",
+        "src/widgets/index.tsx": "export const Button = () => null;\n",
+        "src/app/store.ts": "export class Store {}\n",
+        "src/types.d.ts": "export type Id = string;\n",
+        "src/config.cjs": "module.exports = {};\n",
+        "src/index.test.ts": 'import { main } from "./index";\ntest("x", () => main());\n',
+    })
+    shared = tree("shared", {
+        "package.json": '{"name": "@acme/shared", "main": "lib/main.js"}\n',
+        "lib/main.js": "export function shared() {}\n",
+    })
+    g = build("r", web, shared)
+    assert imports_of(g, "src/index.ts") == {
+        "src/util/format.ts", "src/widgets/index.tsx", "src/app/store.ts", "lib/main.js",
+        "src/types.d.ts", "src/config.cjs"}
+    calls = {(e.src_symbol, e.dst_path, e.dst_symbol, e.how) for e in g.edges(["calls"])
+             if e.src_path == "src/index.ts"}
+    assert ("main", "src/util/format.ts", "formatPrice", "resolved") in calls
+    res = g.impact("web/src/util/format.ts", depth=2)
+    assert {i["path"] for i in res["tests"]} == {"src/index.test.ts"}
+    assert any(u["name"] == "react" for u in g.deps("src/index.ts")["external"])
+
+
+def test_go_module_packages(tree):
+    repo = tree("svc", {
+        "go.mod": "module example.com/svc\n\ngo 1.22\n",
+        "main.go": ('package main\n\nimport (\n\t"fmt"\n\t"example.com/svc/internal/store"\n)\n\n'
+                    'func main() { fmt.Println(store.Open("x")) }\n'),
+        "internal/store/store.go": "package store\n\nfunc Open(p string) int { return helperCount() }\n",
+        "internal/store/helpers.go": ('package store\n\nimport "os"\n\n'
+                                      'func helperCount() int { _ = os.Getenv("STORE_DIR"); return 1 }\n'),
+        "internal/store/store_test.go": ('package store\n\nimport "testing"\n\n'
+                                         'func TestOpen(t *testing.T) { Open("x") }\n'),
+    })
+    g = build("r", repo)
+    assert imports_of(g, "main.go") == {"internal/store/store.go", "internal/store/helpers.go"}
+    calls = {(e.src_path, e.src_symbol, e.dst_path, e.dst_symbol, e.how)
+             for e in g.edges(["calls"])}
+    assert ("main.go", "main", "internal/store/store.go", "Open", "resolved") in calls
+    # Same-package call across files resolves without an import.
+    assert ("internal/store/store.go", "Open", "internal/store/helpers.go", "helperCount",
+            "resolved") in calls
+    res = g.impact("internal/store/helpers.go", depth=3)
+    assert "main.go" in {i["path"] for i in res["affected"]}
+    assert {i["path"] for i in res["tests"]} == {"internal/store/store_test.go"}
+
+
+def test_rust_mod_and_use(tree):
+    repo = tree("crate", {
+        "Cargo.toml": '[package]\nname = "my-crate"\nversion = "0.1.0"\n',
+        "src/lib.rs": "mod net;\npub mod util;\nuse crate::util::strings::shout;\npub fn run() { shout(); }\n",
+        "src/net/mod.rs": "mod tcp;\nuse super::util::{strings, Helper};\n",
+        "src/net/tcp.rs": "use crate::util::strings::shout;\npub fn connect() { shout(); }\n",
+        "src/util.rs": "pub mod strings;\npub struct Helper;\n",
+        "src/util/strings.rs": "pub fn shout() {}\n",
+    })
+    g = build("r", repo)
+    assert imports_of(g, "src/lib.rs") == {"src/net/mod.rs", "src/util.rs", "src/util/strings.rs"}
+    assert imports_of(g, "src/net/mod.rs") == {"src/net/tcp.rs", "src/util/strings.rs",
+                                               "src/util.rs"}
+    assert imports_of(g, "src/util.rs") == {"src/util/strings.rs"}
+    refs = g.refs("src/util/strings.rs::shout")["refs"]
+    assert {(r["path"], r["symbol"]) for r in refs if r["kind"] == "calls"} == {
+        ("src/lib.rs", "run"), ("src/net/tcp.rs", "connect")}

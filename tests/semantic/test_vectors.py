@@ -1,0 +1,180 @@
+"""The embed stage against a real store: caching by content, model switches, hybrid search."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import settings_with_realm
+
+from indexd.enrich.embedder import HashEmbedder, load_embedder
+from indexd.enrich.vectors import VectorStage
+from indexd.pipeline import Indexer
+from indexd.query.hybrid import fused_search
+from indexd.query.search import SearchRequest
+
+CODE = '''
+def compute_crc(data):
+    """Checksum bytes with a cyclic redundancy check."""
+    return 0
+
+
+def wait_for_lock(timeout):
+    """Block until the mutex is free or the timeout passes."""
+    return True
+
+
+class Frobnicator:
+    """Look-alike identifiers: meaning cannot tell them apart, words can."""
+
+    def qx(self):
+        return 1
+
+    def xq(self):
+        return 1
+
+    def qxx(self):
+        return 1
+
+    def q_x(self):
+        return 1
+
+    def qxq(self):
+        return 1
+
+    def xqx(self):
+        return 1
+
+    def qqx(self):
+        return 1
+
+    def qx_(self):
+        return 1
+
+
+
+def render_page(template):
+    """Render an HTML page from a template."""
+
+
+def send_email(address):
+    """Send a notification e-mail."""
+'''
+
+
+class CountingEmbedder(HashEmbedder):
+    """The real hash embedder, counting every text it is asked to encode."""
+
+    def __init__(self, dim=64):
+        super().__init__(dim)
+        self.seen: list[str] = []
+
+    def encode(self, texts):
+        self.seen.extend(texts)
+        return super().encode(texts)
+
+
+def build(git_repo, make_store, embedder):
+    settings = settings_with_realm("work", git_repo.path)
+    store = make_store(settings)
+    store.switch_model(embedder.model_id, embedder.dim)
+    stage = VectorStage(store, embedder, batch=8)
+    indexer = Indexer(settings, store)
+    indexer.before_write = stage.fill_from_cache
+    return settings, store, stage, indexer
+
+
+def test_unchanged_entries_are_never_re_embedded(git_repo, make_store):
+    git_repo.write("a.py", CODE)
+    git_repo.write("b.py", "def other():\n    return 2\n")
+    git_repo.commit("base")
+    embedder = CountingEmbedder()
+    settings, store, stage, indexer = build(git_repo, make_store, embedder)
+    indexer.index()
+    stage.drain()
+    first = len(embedder.seen)
+    assert first == store.count("entries") and store.count_missing_vectors() == 0
+
+    # one edited function: only its entry (and the file entry) are new texts
+    git_repo.write("a.py", CODE.replace("return True", "return False"))
+    indexer.index()
+    stage.drain()
+    new_texts = embedder.seen[first:]
+    assert len(new_texts) == 2, new_texts
+    assert any("wait for lock" in t for t in new_texts)
+
+    # branch switch there and back recomputes nothing
+    git_repo.commit("edit")
+    git_repo.branch("other")
+    git_repo.checkout("other")
+    git_repo.write("b.py", "def other():\n    return 3\n")
+    git_repo.commit("other")
+    indexer.index()
+    stage.drain()
+    before_back = len(embedder.seen)
+    git_repo.checkout("main")
+    indexer.index()
+    stage.drain()
+    git_repo.checkout("other")
+    indexer.index()
+    stage.drain()
+    assert len(embedder.seen) == before_back
+    assert store.count_missing_vectors() == 0
+
+
+def test_model_switch_re_embeds_and_never_mixes_dimensions(git_repo, make_store):
+    git_repo.write("a.py", CODE)
+    git_repo.commit()
+    small = CountingEmbedder(dim=64)
+    settings, store, stage, indexer = build(git_repo, make_store, small)
+    indexer.index()
+    stage.drain()
+    assert store.dim == 64
+
+    other = CountingEmbedder(dim=32)
+    assert store.switch_model(other.model_id, other.dim)
+    assert store.dim == 32 and store.count_missing_vectors() == store.count("entries")
+    # keyword search still answers while vectors are missing
+    req = SearchRequest(query="compute crc", mode="keyword")
+    assert fused_search(store, other, req)["results"][0]["symbol"] == "compute_crc"
+    VectorStage(store, other).drain()
+    dims = {len(r["vector"]) for r in store.entries_where(None, ["vector"])}
+    assert dims == {32}
+    assert store.get_meta("embed_model") == other.model_id
+    assert not store.switch_model(other.model_id, other.dim)
+
+
+@pytest.fixture(scope="module")
+def real_model():
+    from indexd.config import load_settings
+
+    return load_embedder(load_settings(flags={"embed_model": "default"}))
+
+
+def test_hybrid_finds_by_meaning_and_by_identifier(git_repo, make_store, real_model):
+    git_repo.write("a.py", CODE)
+    git_repo.commit()
+    settings, store, stage, indexer = build(git_repo, make_store, real_model)
+    indexer.index()
+    stage.drain()
+
+    def top(query, mode):
+        res = fused_search(store, real_model, SearchRequest(query=query, mode=mode, limit=3))
+        return [h["symbol"] for h in res["results"]], res
+
+    # meaning: no query word appears in the symbol or its docstring
+    meaning = "verify integrity of a transmitted payload"
+    kw, _ = top(meaning, "keyword")
+    assert "compute_crc" not in kw
+    sem, _ = top(meaning, "semantic")
+    assert sem[0] == "compute_crc"
+    hyb, res = top(meaning, "hybrid")
+    assert hyb[0] == "compute_crc" and "semantic" in res["results"][0]["match"]
+
+    # identifier: a made-up name the model cannot understand
+    sem, _ = top("qx", "semantic")
+    assert "Frobnicator.qx" not in sem[:1]
+    hyb, res = top("qx", "hybrid")
+    assert hyb[0] == "Frobnicator.qx" and "keyword" in res["results"][0]["match"]
+    assert res["results"][0]["snippet"]
+
+    ctx = fused_search(store, real_model, SearchRequest(query="compute crc", mode="hybrid", context=1))
+    assert "def compute_crc(data):" in ctx["results"][0]["context"]
