@@ -84,9 +84,12 @@ class Engine:
         self.thread = threading.Thread(target=self._worker, name="indexd-worker", daemon=True)
         # Semantic layer: loaded in the background so the socket is up at once.
         self.embed_enabled = embed and settings.embed_model != "off"
+        self.enrich_enabled = self.embed_enabled or settings.summarize != "off"
         self.embedder = None
         self.vectors = None
         self.embed_error: str | None = None
+        self.enrich_error: str | None = None
+        self.summaries = None
         self.embed_wake = threading.Event()
         self.embed_thread = threading.Thread(target=self._embed_loop, name="indexd-embed", daemon=True)
 
@@ -95,7 +98,7 @@ class Engine:
         self._sync_repos(initial=True)
         self.watcher.start()
         self.thread.start()
-        if self.embed_enabled:
+        if self.enrich_enabled:
             self.embed_thread.start()
 
     def stop(self) -> None:
@@ -175,8 +178,7 @@ class Engine:
         state = self.repos.get((realm, repo))
         if state is None:
             return
-        lock = Path(repo, ".git", "index.lock")
-        busy = lock.exists() and time.time() - _mtime(lock) < GIT_LOCK_STALE_S
+        busy = _git_busy(repo)
         with self.cond:
             if state.busy and not busy:
                 state.rescan = state.rescan or "git operation finished"
@@ -253,7 +255,9 @@ class Engine:
         now = time.time()
         out = []
         for (realm, repo), state in self.repos.items():
-            if state.busy:
+            # Checked on disk too: at start no event has told us about a lock yet.
+            if state.busy or (state.rescan and _git_busy(repo)):
+                state.busy = True
                 continue
             if state.rescan is None:
                 every = UNWATCHED_EVERY_S if self.watcher.state(realm, repo) != "ok" else RECONCILE_EVERY_S
@@ -317,6 +321,27 @@ class Engine:
 
     # -- the embed stage (its own thread, behind the keyword index) ---------
     def _embed_loop(self) -> None:
+        """Enrich thread: vectors first (search by meaning), then summaries."""
+        if self.embed_enabled:
+            self._load_embedder()
+        summaries = self._summary_stage()
+        while not self.stopping:
+            try:
+                done = self.vectors.step() if self.vectors is not None else 0
+                if done == 0 and summaries is not None:
+                    done = summaries.step()
+                self.enrich_error = None
+            except Exception as exc:  # noqa: BLE001 - retry later, keep the daemon up
+                self.enrich_error = f"{type(exc).__name__}: {exc}"
+                log.exception("enrich batch failed; will retry")
+                done = 0
+                self.embed_wake.wait(5.0)
+            if done == 0:
+                self.notify(self.brief())
+                self.embed_wake.wait(2.0)
+                self.embed_wake.clear()
+
+    def _load_embedder(self) -> None:
         from .enrich.embedder import load_embedder
         from .enrich.vectors import VectorStage
 
@@ -331,27 +356,33 @@ class Engine:
         self.vectors = VectorStage(self.store, embedder, batch=self.settings.embed_batch)
         self.indexer.before_write = self.vectors.fill_from_cache
         log.info("embedder ready model=%s dim=%s", embedder.model_id, embedder.dim)
-        while not self.stopping:
-            try:
-                done = self.vectors.step()
-                self.embed_error = None
-            except Exception as exc:  # noqa: BLE001 - retry later, keep the daemon up
-                self.embed_error = f"{type(exc).__name__}: {exc}"
-                log.exception("embed batch failed; will retry")
-                done = 0
-                self.embed_wake.wait(5.0)
-            if done == 0:
-                self.notify(self.brief())
-                self.embed_wake.wait(2.0)
-                self.embed_wake.clear()
 
-    def embed_pending(self) -> int | None:
-        if self.vectors is None:
+    def _summary_stage(self):
+        from .enrich.summaries import SummaryStage
+        from .enrich.summarizer import make_summarizer
+
+        if self.settings.summarize == "off":
             return None
         try:
-            return self.store.count_missing_vectors()
+            summarizer = make_summarizer(self.settings)
+        except Exception as exc:  # noqa: BLE001 - summaries are optional
+            self.enrich_error = getattr(exc, "message", None) or str(exc)
+            log.error("summaries disabled: %s", self.enrich_error)
+            return None
+        key = f"{self.settings.ollama_model}" if self.settings.summarize == "llm" else ""
+        self.summaries = SummaryStage(self.store, summarizer, key)
+        return self.summaries
+
+    def embed_pending(self) -> int | None:
+        """Entries still without a vector; None when embedding is off or failed."""
+        if not self.embed_enabled or (self.vectors is None and self.embed_error):
+            return None
+        try:
+            missing = self.store.count_missing_vectors()
         except Exception:  # noqa: BLE001 - status must answer anyway
             return None
+        # While the model loads nothing is semantically searchable yet.
+        return missing if self.vectors is not None else max(1, missing)
 
     # -- queries -------------------------------------------------------------
     async def search(self, req) -> dict:
@@ -488,10 +519,13 @@ class Engine:
 
     def embedding_status(self) -> dict:
         v = self.vectors
+        sm = self.summaries
         return {"enabled": self.embed_enabled, "ready": v is not None,
                 "model": self.embedder.model_id if self.embedder else self.settings.embed_model,
-                "error": self.embed_error, "embedded": v.embedded if v else 0,
-                "reused": v.reused if v else 0}
+                "error": self.embed_error or self.enrich_error, "embedded": v.embedded if v else 0,
+                "reused": v.reused if v else 0,
+                "summaries": {"mode": self.settings.summarize, "done": sm.summarized if sm else 0,
+                              "reused": sm.reused if sm else 0}}
 
 
 def _stamp(path: Path) -> tuple:
@@ -500,6 +534,12 @@ def _stamp(path: Path) -> tuple:
         return (st.st_mtime_ns, st.st_size, st.st_ino)
     except OSError:
         return ()
+
+
+def _git_busy(repo: str) -> bool:
+    """A git operation holds the index (a stale lock does not count)."""
+    lock = Path(repo, ".git", "index.lock")
+    return lock.exists() and time.time() - _mtime(lock) < GIT_LOCK_STALE_S
 
 
 def _mtime(path: Path) -> float:

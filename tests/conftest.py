@@ -1,32 +1,17 @@
-"""Shared fixtures: an isolated INDEXD_HOME per test, real git repos, a real daemon."""
+"""Fixtures: an isolated INDEXD_HOME per test, real git repos, a real daemon.
+
+Helpers live in testlib.py (importable from any test folder: pytest's
+pythonpath includes tests/), so sub-folders may have their own conftest.py.
+"""
 
 from __future__ import annotations
 
-import os
 import shutil
-import signal
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
 
-import pygit2
 import pytest
-
-REPO_ROOT = Path(__file__).resolve().parents[1]
-BIN = Path(sys.executable).parent
-
-
-def wait_until(predicate, timeout: float = 10.0, interval: float = 0.05, what: str = "condition"):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = predicate()
-        if last:
-            return last
-        time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what} (last: {last!r})")
+from testlib import Daemon, GitRepo
 
 
 @pytest.fixture(autouse=True)
@@ -39,54 +24,9 @@ def indexd_home(monkeypatch):
     shutil.rmtree(home, ignore_errors=True)
 
 
-class GitRepo:
-    """A real repository made with pygit2, with small helpers for tests."""
-
-    def __init__(self, path: Path):
-        self.path = path
-        self.repo = pygit2.init_repository(str(path), initial_head="main")
-        self.sig = pygit2.Signature("Test", "test@example.com", 1_700_000_000, 0)
-
-    def write(self, rel: str, text: str | bytes) -> Path:
-        p = self.path / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(text, bytes):
-            p.write_bytes(text)
-        else:
-            p.write_text(text, encoding="utf-8")
-        return p
-
-    def rm(self, rel: str) -> None:
-        (self.path / rel).unlink()
-
-    def commit(self, message: str = "commit") -> str:
-        index = self.repo.index
-        index.add_all()
-        index.write()
-        tree = index.write_tree()
-        parents = [] if self.repo.head_is_unborn else [self.repo.head.target]
-        oid = self.repo.create_commit("HEAD", self.sig, self.sig, message, tree, parents)
-        return str(oid)
-
-    def branch(self, name: str) -> None:
-        self.repo.branches.local.create(name, self.repo.head.peel())
-
-    def checkout(self, name: str) -> None:
-        branch = self.repo.branches.local[name]
-        self.repo.checkout(branch, strategy=pygit2.GIT_CHECKOUT_FORCE)
-
-
 @pytest.fixture
 def git_repo(tmp_path) -> GitRepo:
     return GitRepo(tmp_path / "repo")
-
-
-def settings_with_realm(name: str, *paths: Path):
-    from indexd.config import load_settings
-    from indexd.realms import add_repos
-
-    add_repos(load_settings(), name, [str(p) for p in paths])
-    return load_settings()
 
 
 @pytest.fixture
@@ -101,77 +41,6 @@ def make_store():
         return store
 
     yield make
-
-
-def run_cli(*args, env=None, timeout=120, check=False, tool="indexctl"):
-    cmd = [str(BIN / tool), *map(str, args)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                          env=env or os.environ.copy())
-    if check and proc.returncode != 0:
-        raise AssertionError(f"{cmd} failed rc={proc.returncode}\n{proc.stdout}\n{proc.stderr}")
-    return proc
-
-
-class Daemon:
-    """`indexd run` as a real subprocess over a real socket."""
-
-    def __init__(self, home: Path, extra_env: dict | None = None):
-        self.home = home
-        # The deterministic hash embedder keeps most daemon tests fast; tests
-        # about meaning pass INDEXD_EMBED_MODEL=default for the real model.
-        self.env = (os.environ.copy() | {"INDEXD_HOME": str(home), "INDEXD_EMBED_MODEL": "hash"}
-                    | (extra_env or {}))
-        self.proc: subprocess.Popen | None = None
-        self.log = home / "daemon.out"
-
-    @property
-    def socket(self) -> Path:
-        return self.home / "indexd.sock"
-
-    def start(self, wait: bool = True) -> Daemon:
-        self._out = open(self.log, "ab")
-        self.proc = subprocess.Popen([str(BIN / "indexd"), "run"], env=self.env,
-                                     stdout=self._out, stderr=subprocess.STDOUT)
-        if wait:
-            wait_until(lambda: self.ready(), timeout=60, what="daemon socket")
-        return self
-
-    def ready(self) -> bool:
-        if self.proc.poll() is not None:
-            raise AssertionError(f"daemon exited rc={self.proc.returncode}:\n{self.output()}")
-        try:
-            self.call("initialize")
-            return True
-        except Exception:  # noqa: BLE001 - not up yet
-            return False
-
-    def client(self, **kw):
-        from indexd.client import Client
-
-        return Client(self.socket, **kw)
-
-    def call(self, method: str, **params):
-        with self.client(timeout=60) as c:
-            return c.call(method, **params)
-
-    def output(self) -> str:
-        return self.log.read_text(errors="replace") if self.log.exists() else ""
-
-    def kill(self, sig=signal.SIGKILL) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(sig)
-            self.proc.wait(timeout=30)
-
-    def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            try:
-                self.call("shutdown")
-                self.proc.wait(timeout=30)
-            except Exception:  # noqa: BLE001 - fall back to a signal
-                self.kill(signal.SIGTERM)
-        self.kill()
-        if hasattr(self, "_out"):
-            self._out.close()
 
 
 @pytest.fixture

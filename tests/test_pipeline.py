@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from conftest import settings_with_realm
+from testlib import settings_with_realm
 
 from indexd.pipeline import Indexer
 from indexd.query.search import SearchRequest, keyword_search

@@ -28,6 +28,8 @@ from ..errors import ModelUnavailable
 
 DEFAULT_NAME = "all-MiniLM-L6-v2"
 ENV_KEY = "INDEXD_EMBED_MODEL"
+_WEIGHT_GLOBS = ("*.safetensors", "pytorch_model*.bin", "*.onnx", "*.bin")
+
 
 def default_threads() -> int:
     """Half the cores, 1..4. Measured on the 2-core dev box (bench/embed_speed.py):
@@ -36,8 +38,6 @@ def default_threads() -> int:
     two torch threads then wait on each other. Past 4 threads MiniLM's small
     matrices stop scaling."""
     return max(1, min(4, (os.cpu_count() or 2) // 2))
-
-_WEIGHT_GLOBS = ("*.safetensors", "pytorch_model*.bin", "*.onnx", "*.bin")
 
 
 @runtime_checkable
@@ -123,7 +123,9 @@ class SentenceTransformerEmbedder:
         self.calls = 0
         self.texts_encoded = 0
         self._lock = threading.Lock()          # counters
-        self._model_lock = threading.Lock()    # the model and its tokenizer
+        self._turn = threading.Condition()     # who may use the model next
+        self._busy = False
+        self._queries_waiting = 0
         self._model = _load_sentence_transformer(directory, device, threads)
         self.dim = int(self._model.get_embedding_dimension())
         self.max_tokens = int(self._model.max_seq_length or 512)
@@ -138,22 +140,35 @@ class SentenceTransformerEmbedder:
             self.texts_encoded += len(texts)
         out: list[list[float]] = []
         for start in range(0, len(texts), self.batch_size):
-            out.extend(self._encode_batch(texts[start:start + self.batch_size]))
+            out.extend(self._encode_batch(texts[start:start + self.batch_size], False))
         return out
 
-    def _encode_batch(self, batch: list[str]) -> list[list[float]]:
+    def encode_query(self, text: str) -> list[float]:
+        with self._lock:
+            self.calls += 1
+            self.texts_encoded += 1
+        return self._encode_batch([text], True)[0]
+
+    def _encode_batch(self, batch: list[str], query: bool) -> list[list[float]]:
         # One batch at a time: the fast tokenizer is not safe to share between
-        # threads, and torch already uses the threads we pinned. Locking per
-        # batch (not per call) lets a query slip in between the batches of a
-        # long indexing call instead of waiting for all of them.
-        with self._model_lock:
+        # threads ("Already borrowed"), and torch already uses the threads we
+        # pinned. Taking turns per batch, with waiting queries first, bounds a
+        # search's wait during indexing to the one batch in progress.
+        with self._turn:
+            self._queries_waiting += query
+            while self._busy or (not query and self._queries_waiting):
+                self._turn.wait()
+            self._queries_waiting -= query
+            self._busy = True
+        try:
             arr = self._model.encode(list(batch), batch_size=self.batch_size,
                                      show_progress_bar=False, convert_to_numpy=True,
                                      normalize_embeddings=True)
+        finally:
+            with self._turn:
+                self._busy = False
+                self._turn.notify_all()
         return arr.astype("float32", copy=False).tolist()
-
-    def encode_query(self, text: str) -> list[float]:
-        return self.encode([text])[0]
 
 
 def _load_sentence_transformer(directory: Path, device: str, threads: int | None):

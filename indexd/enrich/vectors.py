@@ -73,7 +73,7 @@ class VectorStage:
         self.store.cache_put(self.model_id, fresh)
         vectors.update(fresh)
         updates = {r["id"]: (k, vectors[k]) for r, k in zip(rows, keys)}
-        return self.store.set_vectors(updates)
+        return self.store.set_vectors(updates, expect={r["id"]: r["content_hash"] for r in rows})
 
     def drain(self, budget_s: float = 1e9) -> int:
         """Embed until nothing is missing or the time budget is spent."""

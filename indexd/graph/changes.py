@@ -109,21 +109,21 @@ def _blob_text(tree, path: str) -> str | None:
 def _file_changes(path, old, new, defs_for) -> list[dict]:
     change = "added" if old is None else "deleted" if new is None else "modified"
     added, removed = line_changes(old or "", new or "")
+    old_defs = defs_for(path, old) if old is not None else []
+    new_defs = defs_for(path, new) if new is not None else []
+    old_q = {d.qualname for d in old_defs}
+    new_q = {d.qualname for d in new_defs}
     found: dict = {}
-    if new is not None:
-        for key, (d, rs) in symbols_for(defs_for(path, new), added).items():
-            found[key] = (d, rs, "added" if change == "added" else "modified")
-    if old is not None:
-        for key, (d, rs) in symbols_for(defs_for(path, old), removed).items():
-            if key in found:
-                found[key][1].extend(rs)
-            else:
-                still = new is not None and any(x.qualname == key for x in defs_for(path, new))
-                found[key] = (d, rs, "modified" if still or key is None and new else "deleted")
-    rows = []
-    for key, (d, rs, how) in found.items():
-        rows.append({"path": path, "symbol": key, "kind": d.kind if d else "file",
-                     "start_line": d.start if d else 1, "end_line": d.end if d else 0,
-                     "change": how if key is not None else change,
-                     "lines": sorted(set(rs))})
+    for key, (d, rs) in symbols_for(new_defs, added).items():
+        how = change if key is None else "modified" if key in old_q else "added"
+        found[key] = (d, rs, how)
+    for key, (d, rs) in symbols_for(old_defs, removed).items():
+        if key in found:
+            found[key][1].extend(rs)
+        else:
+            how = change if key is None else "modified" if key in new_q else "deleted"
+            found[key] = (d, rs, how)
+    rows = [{"path": path, "symbol": key, "kind": d.kind if d else "file",
+             "start_line": d.start if d else 1, "end_line": d.end if d else 0,
+             "change": how, "lines": sorted(set(rs))} for key, (d, rs, how) in found.items()]
     return sorted(rows, key=lambda r: (r["path"], r["start_line"], r["symbol"] or ""))

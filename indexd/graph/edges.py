@@ -102,7 +102,9 @@ def _import_edges(index, f, res):
     files: set[tuple[str, str]] = set(scope_files(index, f))
     seen: set[tuple] = set()
     for t in resolve_imports(index, f):
-        res.wants |= _spec_keys(t.spec) | ({("module", t.name)} if t.name else set())
+        res.wants |= _spec_keys(t.spec)
+        if t.name:
+            res.wants |= {("module", t.name), ("name", t.name)}
         if t.path is None:
             res.unresolved.append({"kind": "import", "name": t.spec if not t.name else
                                    f"{t.spec}:{t.name}", "line": t.line, "reason": "external"})

@@ -3,9 +3,12 @@
 Owns the edge set and its indexes (edges out of each file, edges into each
 file, which files depend on which index keys) and keeps them current one
 file at a time: ``update_file`` re-resolves that file's outgoing edges plus
-only the files whose answers could change (files with edges into it, files
-that reference a name it added or removed, files whose unresolved imports it
-may now satisfy), so a save never rebuilds the whole graph. Queries
+only the files whose answers could change, found through a reverse index of
+what each file's edges depended on (``wants``): files referencing a name the
+file added, removed or moved; files whose imports it may now satisfy or
+break (new/deleted files); docs linking to its line ranges. A body edit
+recomputes one file; a save never rebuilds the graph (package markers and
+manifests, which change module roots, recompute their realm). Queries
 (impact, deps, refs, related, export) are answered from memory.
 """
 
@@ -17,7 +20,7 @@ from collections import defaultdict
 
 from . import export as _export
 from .edges import FileResult, file_edges
-from .impact import item, rank, symbol_matches, walk
+from .impact import combined, item, rank, symbol_matches, walk
 from .model import Edge, FileFacts, is_test_path, repo_name
 from .resolve import RealmIndex
 
@@ -33,12 +36,22 @@ def _provides(f: FileFacts) -> set[tuple]:
     return keys | {("name", x.name) for x in f.defs}
 
 
+def _enclosing(symbol: str | None) -> list[str]:
+    """'A.b.c' -> ['A.b.c', 'A.b', 'A']: an edge into a method also lands on its class."""
+    if not symbol:
+        return []
+    parts = symbol.split(".")
+    return [".".join(parts[:n]) for n in range(len(parts), 0, -1)]
+
+
 class Graph:
     def __init__(self):
         self.facts: dict[tuple, FileFacts] = {}
         self.indexes: dict[str, RealmIndex] = {}
         self.results: dict[tuple, FileResult] = {}
         self.rev: dict[tuple, dict[tuple, list[Edge]]] = defaultdict(dict)   # dst file -> src -> edges
+        # dst file -> symbol (and each enclosing symbol) -> src -> edges
+        self.rev_sym: dict[tuple, dict[str, dict[tuple, list[Edge]]]] = defaultdict(dict)
         self.wants: dict[tuple, set[tuple]] = defaultdict(set)              # (realm, key) -> srcs
         self.cochange: dict[tuple, list[Edge]] = defaultdict(list)          # file -> edges out
         self.by_path: dict[str, set[tuple]] = defaultdict(set)
@@ -75,7 +88,10 @@ class Graph:
         self.recomputed += 1
         self.results[key] = res
         for e in res.edges:
-            self.rev[(e.realm, e.dst_repo, e.dst_path)].setdefault(key, []).append(e)
+            dst = (e.realm, e.dst_repo, e.dst_path)
+            self.rev[dst].setdefault(key, []).append(e)
+            for sym in _enclosing(e.dst_symbol):
+                self.rev_sym[dst].setdefault(sym, {}).setdefault(key, []).append(e)
         for w in res.wants:
             self.wants[(f.realm, w)].add(key)
 
@@ -84,7 +100,10 @@ class Graph:
         if old is None:
             return
         for e in old.edges:
-            self.rev.get((e.realm, e.dst_repo, e.dst_path), {}).pop(key, None)
+            dst = (e.realm, e.dst_repo, e.dst_path)
+            self.rev.get(dst, {}).pop(key, None)
+            for sym in _enclosing(e.dst_symbol):
+                self.rev_sym.get(dst, {}).get(sym, {}).pop(key, None)
         for w in old.wants:
             self.wants.get((key[0], w), set()).discard(key)
 
@@ -128,6 +147,7 @@ class Graph:
             for k in self._dirty(old, None):
                 self._compute(k)
         self.rev.pop(key, None)
+        self.rev_sym.pop(key, None)
         return self.recomputed - before
 
     def _dirty(self, old: FileFacts | None, new: FileFacts | None) -> set[tuple]:
@@ -141,11 +161,11 @@ class Graph:
                 dirty |= self.wants.get((realm, k), set())
         for name in {d[2] for d in old_defs ^ new_defs}:
             dirty |= self.wants.get((realm, ("name", name)), set())
-        into = {k for k in self.rev.get(f.key, {}) if len(k) == 3}
-        if old_defs != new_defs:
-            dirty |= into
-        elif old is not None and new is not None and old.defs != new.defs:
-            dirty |= {k for k in into if self.facts.get(k) and self.facts[k].lang == "markdown"}
+        # Name-based answers are covered by wants; line-anchored doc links
+        # (``file.py#L10``) also depend on line ranges.
+        if old is not None and new is not None and old.defs != new.defs:
+            dirty |= {k for k in self.rev.get(f.key, {}) if len(k) == 3
+                      and self.facts.get(k) and self.facts[k].lang == "markdown"}
         return {k for k in dirty if k in self.facts}
 
     def _recompute_realm(self, realm: str) -> None:
@@ -200,10 +220,10 @@ class Graph:
 
     def _incoming(self, node):
         realm, repo, path, symbol = node
-        for src, es in self.rev.get((realm, repo, path), {}).items():
-            for e in es:
-                if symbol is None or (e.kind != "co_change" and symbol_matches(symbol, e.dst_symbol)):
-                    yield e
+        index = self.rev if symbol is None else self.rev_sym.get((realm, repo, path), {})
+        by_src = index.get((realm, repo, path) if symbol is None else symbol, {})
+        for es in by_src.values():
+            yield from es
 
     def _outgoing(self, node):
         realm, repo, path, symbol = node
@@ -215,9 +235,8 @@ class Graph:
 
     def _node_kind(self, node) -> str:
         realm, repo, path, symbol = node
-        f = self.facts.get((realm, repo, path))
-        if symbol and f:
-            for d in f.defs:
+        if symbol:
+            for d in self.indexes[realm].defs_named(repo, path, symbol.rsplit(".", 1)[-1]):
                 if d.qualname == symbol:
                     return d.kind
         return "file"
@@ -245,17 +264,20 @@ class Graph:
         scores = rank(seeds, traversed)
         seed_files = {s[:3] for s in seeds}
         file_target = all(s[3] is None for s in seeds)
-        out = {"affected": [], "tests": [], "docs": []}
+        buckets: dict[str, list] = {"affected": [], "tests": [], "docs": []}
         for node, v in visits.items():
             if v.distance == 0 or (file_target and node[:3] in seed_files):
                 continue
             f = self.facts.get(node[:3])
             bucket = ("docs" if f is not None and f.lang == "markdown" else
                       "tests" if is_test_path(node[2]) else "affected")
-            out[bucket].append(item(node, v, scores.get(node, 0.0), self._node_kind(node)))
-        for bucket in out.values():
-            bucket.sort(key=lambda x: (-x["score"], x["distance"], x["path"], x["symbol"] or ""))
-            del bucket[limit or len(bucket):]
+            buckets[bucket].append((-combined(scores.get(node, 0.0), v), v.distance,
+                                    node[2], node[3] or "", node))
+        out = {}
+        for name, rows in buckets.items():
+            rows.sort()
+            out[name] = [item(r[-1], visits[r[-1]], scores.get(r[-1], 0.0),
+                              self._node_kind(r[-1])) for r in rows[:limit or len(rows)]]
         files = seed_files | {n[:3] for n in visits}
         complete, reason = self._completeness(files, pending)
         return {"target": target, "took_ms": round((time.perf_counter() - t0) * 1000, 2),

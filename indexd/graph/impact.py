@@ -5,7 +5,8 @@
 keeping per node the first distance, the best path confidence and that
 path. ``rank`` scores the visited subgraph with personalised PageRank from
 the seeds, edge weight = kind weight x resolution confidence, so nodes
-reached by many strong paths (fan-in) rise. Confidence per edge: resolved
+reached by many strong paths (fan-in) rise; the final score averages that
+with the best path's confidence halved per hop (``combined``). Confidence per edge: resolved
 1.0, name_match 0.3 x name weight, git its co-change confidence, link 0.8.
 """
 
@@ -45,7 +46,7 @@ class Visit:
 def walk(seeds: list[Node], step, depth: int, kinds=None, reverse: bool = True):
     """BFS to ``depth``; returns (visits, traversed [(from_node, to_node, weight)])."""
     visits: dict[Node, Visit] = {s: Visit(0, 1.0) for s in seeds}
-    traversed: list[tuple[Node, Node, float]] = []
+    traversed: dict[tuple[Node, Node], float] = {}
     frontier = list(seeds)
     for d in range(1, depth + 1):
         nxt = []
@@ -56,8 +57,11 @@ def walk(seeds: list[Node], step, depth: int, kinds=None, reverse: bool = True):
                     continue
                 other = ((e.realm, e.src_repo, e.src_path, e.src_symbol) if reverse
                          else (e.realm, e.dst_repo, e.dst_path, e.dst_symbol))
-                c = here.confidence * confidence(e)
-                traversed.append((node, other, KIND_WEIGHT.get(e.kind, 0.5) * confidence(e)))
+                conf = confidence(e)
+                c = here.confidence * conf
+                w = KIND_WEIGHT.get(e.kind, 0.5) * conf
+                if traversed.get((node, other), 0.0) < w:
+                    traversed[(node, other)] = w
                 seen = visits.get(other)
                 if seen is None:
                     visits[other] = Visit(d, c, [e] + here.via)
@@ -68,29 +72,29 @@ def walk(seeds: list[Node], step, depth: int, kinds=None, reverse: bool = True):
     return visits, traversed
 
 
-def rank(seeds: list[Node], traversed) -> dict[Node, float]:
+def rank(seeds: list[Node], traversed: dict[tuple[Node, Node], float]) -> dict[Node, float]:
     """Personalised PageRank over the walked subgraph, normalised to max 1."""
-    out_w: dict[Node, float] = {}
-    adj: dict[Node, dict[Node, float]] = {}
-    for a, b, w in traversed:
-        if a == b:
-            continue
-        adj.setdefault(a, {})
-        adj[a][b] = adj[a].get(b, 0.0) + w
-        out_w[a] = out_w.get(a, 0.0) + w
-    nodes = set(seeds) | set(adj) | {b for m in adj.values() for b in m}
-    pers = {s: 1.0 / len(seeds) for s in seeds} if seeds else {}
-    score = dict.fromkeys(nodes, 0.0) | pers
+    import numpy as np
+
+    ids: dict[Node, int] = {s: i for i, s in enumerate(dict.fromkeys(seeds))}
+    pairs = [(ids.setdefault(a, len(ids)), ids.setdefault(b, len(ids)), w)
+             for (a, b), w in traversed.items() if a != b]
+    n = len(ids)
+    pers = np.zeros(n)
+    pers[:len(set(seeds))] = 1.0 / max(1, len(set(seeds)))
+    if not pairs:
+        return {node: float(pers[i]) for node, i in ids.items()}
+    src, dst, w = (np.array(x) for x in zip(*pairs))
+    out_w = np.bincount(src, weights=w, minlength=n)
+    norm = w / out_w[src]
+    score = pers.copy()
     for _ in range(ITERATIONS):
-        nxt = {n: (1 - DAMPING) * pers.get(n, 0.0) for n in nodes}
-        for a, targets in adj.items():
-            sa = score[a]
-            if sa:
-                for b, w in targets.items():
-                    nxt[b] += DAMPING * sa * w / out_w[a]
-        score = nxt
-    top = max((v for n, v in score.items() if n not in pers), default=0.0) or 1.0
-    return {n: min(1.0, v / top) for n, v in score.items()}
+        score = (1 - DAMPING) * pers + DAMPING * np.bincount(dst, weights=score[src] * norm,
+                                                             minlength=n)
+    mask = pers == 0
+    top = float(score[mask].max()) if mask.any() else 1.0
+    top = top or 1.0
+    return {node: min(1.0, float(score[i]) / top) for node, i in ids.items()}
 
 
 def via_json(edges: list[Edge]) -> list[dict]:
@@ -99,10 +103,15 @@ def via_json(edges: list[Edge]) -> list[dict]:
              "how": e.how} for e in edges]
 
 
-def item(node: Node, visit: Visit, score: float, kind: str) -> dict:
+def combined(ppr: float, visit: Visit) -> float:
+    """Final score: half PageRank (fan-in), half path confidence halved per hop."""
+    return 0.5 * ppr + 0.5 * visit.confidence * 0.5 ** max(0, visit.distance - 1)
+
+
+def item(node: Node, visit: Visit, ppr: float, kind: str) -> dict:
     realm, repo, path, symbol = node
     return {"realm": realm, "repo": repo, "path": path, "symbol": symbol, "kind": kind,
-            "distance": visit.distance, "score": round(score, 4),
+            "distance": visit.distance, "score": round(combined(ppr, visit), 4),
             "confidence": round(visit.confidence, 4), "via": via_json(visit.via)}
 
 

@@ -107,6 +107,9 @@ class Store:
         # callers report and retry instead of corrupting anything.
         self.fault_hook = fault_hook
         self.lock = RWLock()
+        # Index builds from two threads (the writer, a query finding no index
+        # yet, a model switch) race on LanceDB's temp files: one at a time.
+        self._index_lock = threading.Lock()
         try:
             self.path.mkdir(parents=True, exist_ok=True, mode=0o700)
             # A consistency interval of 0 makes readers in other processes see
@@ -257,37 +260,51 @@ class Store:
             return query.limit(limit).to_list()
 
     def fts(self, text: str, where: str | None, limit: int, columns=None) -> list[dict]:
-        query = self.entries.search(text, query_type="fts", fts_columns="search_text")
-        if where:
-            query = query.where(where, prefilter=True)
-        if columns:
-            query = query.select(columns)
-        try:
-            with self.lock.read():
-                return query.limit(limit).to_list()
-        except (ValueError, RuntimeError) as exc:
-            if "index" not in str(exc).lower():
-                raise
-        self.ensure_fts(force=True)
-        with self.lock.read():
-            return query.limit(limit).to_list()
+        for attempt in range(4):
+            query = self.entries.search(text, query_type="fts", fts_columns="search_text")
+            if where:
+                query = query.where(where, prefilter=True)
+            if columns:
+                query = query.select(columns)
+            try:
+                with self.lock.read():
+                    return query.limit(limit).to_list()
+            except (ValueError, RuntimeError) as exc:
+                msg = str(exc).lower()
+                if "not found" in msg and attempt < 3:
+                    # An index rebuild replaced the files this query had
+                    # resolved; the next attempt sees the new version.
+                    time.sleep(0.05 * (attempt + 1))
+                    continue
+                if "index" not in msg or attempt >= 3:
+                    raise
+                self.ensure_fts()
+        raise StoreError("full-text search failed after retries", {"retryable": True})
 
     def count(self, table: str, where: str | None = None) -> int:
-        return getattr(self, table).count_rows(where)
+        with self.lock.read():
+            return getattr(self, table).count_rows(where)
 
     # -- upkeep ------------------------------------------------------------
     def ensure_fts(self, force: bool = False) -> None:
-        """Build the full-text index, or rebuild it when much is unindexed."""
-        if not force:
-            stats = self._fts_stats()
-            if stats is not None and stats.num_unindexed_rows < FTS_REBUILD_UNINDEXED:
+        """Build the full-text index if missing, or rebuild it when much is unindexed."""
+        with self._index_lock:
+            with self.lock.read():
+                stats = self._fts_stats()
+                empty = self.entries.count_rows() == 0
+            if stats is not None and not force and stats.num_unindexed_rows < FTS_REBUILD_UNINDEXED:
                 return
-        if self.entries.count_rows() == 0 and not force:
-            return
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            self.entries.create_fts_index("search_text", use_tantivy=False, replace=True,
-                                          with_position=False)
+            if stats is None and empty and not force:
+                return
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    self.entries.create_fts_index("search_text", use_tantivy=False, replace=True,
+                                                  with_position=False)
+            except (OSError, RuntimeError, ValueError) as exc:
+                # The rows are stored; unindexed rows are still searched (flat
+                # scan), so a failed build is retried later, not fatal.
+                log.warning("fts index build failed, will retry: %s", exc)
 
     def _fts_stats(self):
         try:
@@ -305,15 +322,23 @@ class Store:
                 table.optimize(cleanup_older_than=older)
 
     def stats(self) -> dict:
-        size = sum(p.stat().st_size for p in self.path.rglob("*") if p.is_file())
+        size = 0
+        for p in self.path.rglob("*"):
+            try:
+                size += p.stat().st_size if p.is_file() else 0
+            except OSError:
+                pass   # removed by a concurrent cleanup
         return {
             "path": str(self.path), "bytes": size,
             "schema_version": S.SCHEMA_VERSION,
-            "versions": {name: len(getattr(self, name).list_versions())
-                         for name in ("files", "entries", "links")},
-            "rows": {name: getattr(self, name).count_rows()
-                     for name in ("files", "entries", "links")},
+            "versions": self._versions(),
+            "rows": {name: self.count(name) for name in ("files", "entries", "links")},
         }
+
+    def _versions(self) -> dict:
+        with self.lock.read():
+            return {name: len(getattr(self, name).list_versions())
+                    for name in ("files", "entries", "links")}
 
     # -- vectors (the semantic layer) ---------------------------------------
     def switch_model(self, model_id: str, dim: int) -> bool:
@@ -325,7 +350,7 @@ class Store:
         """
         if self.get_meta("embed_model") == model_id and dim == self.dim:
             return False
-        with self.lock.write():
+        with self._index_lock, self.lock.write():
             if dim != self.dim:
                 keep = self.entries.search().limit(None).to_arrow().drop_columns(["vector"])
                 rows = keep.to_pylist()
@@ -343,7 +368,7 @@ class Store:
                 self.entries.update(where="vector IS NOT NULL", values={"vector": None, "embed_hash": None})
         self.set_meta("embed_model", model_id)
         log.info("store model switched model=%s dim=%s", model_id, dim)
-        self.ensure_fts(force=True)
+        self.ensure_fts(force=True)   # the table may have been rebuilt
         return True
 
     def rows_needing_vectors(self, limit: int) -> list[dict]:
@@ -374,20 +399,58 @@ class Store:
         self.vector_cache.delete(_in_list("embed_hash", list(items)))
         self.vector_cache.add(pa.Table.from_pylist(rows, schema=S.vector_cache_schema(self.dim)))
 
-    def set_vectors(self, items: dict[str, tuple[str, list[float]]]) -> int:
+    def set_vectors(self, items: dict[str, tuple[str, list[float]]],
+                    expect: dict[str, str] | None = None) -> int:
         """items: entry id -> (embed_hash, vector). Rows replaced meanwhile are skipped."""
-        if not items:
+        updates = {i: {"embed_hash": h, "vector": v} for i, (h, v) in items.items()}
+        return self.update_entries(updates, guard="vector IS NULL", expect=expect)
+
+    def update_entries(self, updates: dict[str, dict], guard: str | None = None,
+                       expect: dict[str, str] | None = None) -> int:
+        """Set some columns of some entry rows (only those still matching guard).
+
+        ``expect`` maps id -> content_hash the update was computed from: ids are
+        stable across edits, so a row rewritten meanwhile must not receive a
+        vector or summary of its old text.
+        """
+        if not updates:
             return 0
+        where = _in_list("id", list(updates)) + (f" AND ({guard})" if guard else "")
         with self.lock.write():
-            rows = (self.entries.search().where(_in_list("id", list(items)) + " AND vector IS NULL")
-                    .limit(None).to_list())
+            rows = self.entries.search().where(where).limit(None).to_list()
+            if expect is not None:
+                rows = [r for r in rows if expect.get(r["id"]) == r["content_hash"]]
+                where = _in_list("id", [r["id"] for r in rows]) + (f" AND ({guard})" if guard else "")
             for row in rows:
                 row.pop("_distance", None)
-                row["embed_hash"], row["vector"] = items[row["id"]]
+                row.update(updates[row["id"]])
             if rows:
-                self.entries.delete(_in_list("id", [r["id"] for r in rows]) + " AND vector IS NULL")
+                self.entries.delete(where)
                 self.entries.add(pa.Table.from_pylist(rows, schema=S.entries_schema(self.dim)))
         return len(rows)
+
+    def rows_needing_summary(self, limit: int) -> list[dict]:
+        cols = ["id", "path", "lang", "kind", "name", "qualname", "signature", "doc", "body",
+                "content_hash"]
+        with self.lock.read():
+            return (self.entries.search().where("summary_source = '' AND kind != 'file'")
+                    .select(cols).limit(limit).to_list())
+
+    def summary_cache_get(self, keys: list[str]) -> dict[str, tuple[str, str]]:
+        out = {}
+        for start in range(0, len(keys), 500):
+            rows = (self.summary_cache.search().where(_in_list("key", keys[start:start + 500]))
+                    .limit(None).to_list())
+            out.update((r["key"], (r["summary"], r["source"])) for r in rows)
+        return out
+
+    def summary_cache_put(self, items: dict[str, tuple[str, str]]) -> None:
+        if not items:
+            return
+        now = time.time()
+        rows = [{"key": k, "summary": s, "source": src, "used_at": now} for k, (s, src) in items.items()]
+        self.summary_cache.delete(_in_list("key", list(items)))
+        self.summary_cache.add(pa.Table.from_pylist(rows, schema=S.SUMMARY_CACHE))
 
     def vector_search(self, vector: list[float], where: str | None, limit: int, columns=None) -> list[dict]:
         clause = "vector IS NOT NULL" + (f" AND ({where})" if where else "")

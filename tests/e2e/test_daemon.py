@@ -9,7 +9,7 @@ import subprocess
 import time
 
 import pytest
-from conftest import BIN, settings_with_realm, wait_until
+from testlib import BIN, settings_with_realm, wait_until
 
 
 def symbols_found(d, query, **kw):
@@ -153,6 +153,7 @@ def test_git_index_lock_holds_events(git_repo, daemon):
     git_repo.commit()
     settings_with_realm("work", git_repo.path)
     d = daemon()
+    d.call("status", sync=True)
     lock = git_repo.path / ".git" / "index.lock"
     lock.write_text("")
     git_repo.write("b.py", "def held_back(): pass\n")

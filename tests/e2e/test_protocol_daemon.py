@@ -6,7 +6,7 @@ import json
 import socket
 
 import pytest
-from conftest import settings_with_realm
+from testlib import settings_with_realm
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from indexd.errors import InvalidParams, MethodNotFound, NotImplementedYet, RealmError

@@ -19,6 +19,8 @@ from indexd.enrich.embedder import (
 )
 from indexd.errors import ModelUnavailable
 
+from enrich_fixtures import fake_ollama, settings  # noqa: F401 - fixtures
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 

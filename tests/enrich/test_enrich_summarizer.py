@@ -16,6 +16,8 @@ from indexd.enrich.summarizer import (
 )
 from indexd.errors import ConfigError
 
+from enrich_fixtures import fake_ollama, settings  # noqa: F401 - fixtures
+
 ROW = {"kind": "function", "name": "parse_header", "qualname": "parse_header",
        "signature": "def parse_header(line)", "path": "http/headers.py", "lang": "python",
        "doc": "Parse one header line into (name, value).\n\nRaises ValueError on junk.",

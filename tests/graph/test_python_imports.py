@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import build, paths
+from graph_helpers import build, paths
 
 
 def importers(graph, target):

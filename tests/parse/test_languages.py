@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from indexd.parse.code import query_source
+
 from indexd.parse.code import extract_code
 from indexd.parse.languages import GRAMMARS, grammar
 
@@ -216,8 +218,8 @@ def _query_files():
 def test_query_compiles(name):
     import tree_sitter
 
-    language = name[:-len(".scm")]
-    source = (resources.files("indexd.parse") / "queries" / name).read_text(encoding="utf-8")
+    language = name[:-len(".scm")].removesuffix(".refs")
+    source = query_source(language)   # <lang>.scm with its .refs.scm, as the parser loads it
     tree_sitter.Query(grammar(language), source)
     if language == "typescript":  # tsx falls back to typescript.scm
         tree_sitter.Query(grammar("tsx"), source)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import settings_with_realm
+from testlib import settings_with_realm
 
 from indexd.enrich.embedder import HashEmbedder, load_embedder
 from indexd.enrich.vectors import VectorStage

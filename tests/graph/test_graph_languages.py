@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import build
+from graph_helpers import build
 
 
 def imports_of(graph, path):

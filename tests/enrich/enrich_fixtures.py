@@ -1,4 +1,9 @@
-"""Fixtures for the enrich tests: a fake Ollama server and settings objects."""
+"""Fixtures for the enrich tests: a fake Ollama server and settings objects.
+
+Not a conftest.py on purpose: other test modules do ``from conftest import``,
+and a second conftest.py directory on sys.path would shadow tests/conftest.py.
+Test modules import these fixtures by name.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +14,9 @@ from pathlib import Path
 import pytest
 
 # tests/ has no __init__.py: make tests/fakes importable as the ``fakes`` package.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+_TESTS = str(Path(__file__).resolve().parents[1])
+if _TESTS not in sys.path:
+    sys.path.append(_TESTS)
 
 from fakes.ollama_server import FakeOllama  # noqa: E402
 

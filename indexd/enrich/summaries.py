@@ -1,0 +1,46 @@
+"""The summary stage: entries without a summary -> cached or fresh summaries.
+
+Runs in the daemon's enrich thread after the embed stage has nothing left.
+LLM summaries are cached by (summarizer model, content hash of the entry),
+so an unchanged symbol is never summarized twice, across reindexes and
+branch switches. Docstring summaries are cheap and not cached.
+"""
+
+from __future__ import annotations
+
+from ..model import content_hash
+
+
+class SummaryStage:
+    def __init__(self, store, summarizer, model_key: str, batch: int = 16):
+        self.store = store
+        self.summarizer = summarizer
+        self.model_key = model_key      # "" for docstring summaries
+        self.batch = batch
+        self.summarized = 0
+        self.reused = 0
+
+    def _key(self, row: dict) -> str:
+        return content_hash(f"{self.model_key}\x1f{row['content_hash']}")
+
+    def step(self) -> int:
+        rows = self.store.rows_needing_summary(self.batch)
+        if not rows:
+            return 0
+        keys = [self._key(r) for r in rows]
+        cached = self.store.summary_cache_get(keys) if self.model_key else {}
+        todo = [(r, k) for r, k in zip(rows, keys) if k not in cached]
+        fresh = self.summarizer.summarize([r for r, _ in todo]) if todo else []
+        self.summarized += len(fresh)
+        self.reused += len(rows) - len(todo)
+        results = dict(cached)
+        new_llm = {}
+        for (row, key), (summary, source) in zip(todo, fresh):
+            results[key] = (summary, source)
+            if source == "llm":
+                new_llm[key] = (summary, source)
+        self.store.summary_cache_put(new_llm)
+        updates = {r["id"]: {"summary": results[k][0], "summary_source": results[k][1] or "none"}
+                   for r, k in zip(rows, keys)}
+        return self.store.update_entries(updates, guard="summary_source = ''",
+                                         expect={r["id"]: r["content_hash"] for r in rows})

@@ -1,0 +1,52 @@
+"""Helpers for graph tests: real files on disk, parsed by the real parser.
+
+(A plain module, not conftest.py: tests/conftest.py already owns that name.)
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from indexd.graph import Graph, facts_from_parse
+from indexd.parse import detect_language, parse_source
+
+
+def write_tree(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+    return root
+
+
+def parse_file(realm: str, repo: Path, rel: str, status: str | None = None):
+    text = (repo / rel).read_text(encoding="utf-8")
+    lang = detect_language(rel, text[:200])
+    result = parse_source(rel, text, lang, exists=lambda p: (repo / p).exists())
+    st = status or ("failed" if result.error else "indexed")
+    return facts_from_parse(realm, repo.as_posix(), rel, lang, result, st, text=text)
+
+
+def repo_facts(realm: str, repo: Path) -> list:
+    out = []
+    for dirpath, dirs, names in os.walk(repo):
+        dirs[:] = [d for d in dirs if d != ".git"]
+        for n in names:
+            rel = (Path(dirpath) / n).relative_to(repo).as_posix()
+            out.append(parse_file(realm, repo, rel))
+    return out
+
+
+def build(realm: str, *repos: Path, cochange=()) -> Graph:
+    facts = [f for r in repos for f in repo_facts(realm, r)]
+    return Graph().build(facts, list(cochange))
+
+
+def paths(items) -> set[str]:
+    return {i["path"] for i in items}
+
+
+def edge_set(graph: Graph) -> set:
+    return {(e.kind, e.src_repo, e.src_path, e.src_symbol, e.dst_repo, e.dst_path,
+             e.dst_symbol, e.line, e.how, e.weight) for e in graph.edges()}

@@ -1,0 +1,106 @@
+"""impact/deps/refs/related: output shape, scoring, completeness, targets."""
+
+from __future__ import annotations
+
+import pytest
+
+from graph_helpers import build, parse_file, repo_facts
+from indexd.graph import Graph
+
+FILES = {
+    "lib/__init__.py": "",
+    "lib/base.py": "def parse_config_value(s):\n    return s\n",
+    "lib/mid.py": "from lib.base import parse_config_value\n\ndef load_settings():\n    return parse_config_value('x')\n",
+    "lib/top.py": "from lib.mid import load_settings\n\ndef start_server():\n    return load_settings()\n",
+    "lib/broken.py": "from lib.base import parse_config_value\n\ndef oops(:\n    parse_config_value(1)\n",
+    "tests/test_top.py": "from lib.top import start_server\n\ndef test_start():\n    start_server()\n",
+}
+ITEM_KEYS = {"realm", "repo", "path", "symbol", "kind", "distance", "score", "confidence", "via"}
+
+
+@pytest.fixture
+def setup(tree):
+    repo = tree("proj", FILES)
+    return repo, build("r", repo)
+
+
+def test_shape_distance_and_scores(setup):
+    repo, g = setup
+    res = g.impact("lib/base.py", depth=3)
+    assert set(res) == {"target", "took_ms", "complete", "incomplete_reason", "affected",
+                        "tests", "docs", "unresolved"}
+    for it in res["affected"] + res["tests"]:
+        assert set(it) == ITEM_KEYS
+        assert 0 < it["score"] <= 1 and 0 < it["confidence"] <= 1
+        assert len(it["via"]) == it["distance"]
+        assert set(it["via"][0]) == {"kind", "from", "to", "line", "how"}
+    dist = {(i["path"], i["symbol"]): i["distance"] for i in res["affected"]}
+    assert dist[("lib/mid.py", "load_settings")] == 1
+    assert dist[("lib/top.py", "start_server")] == 2
+    assert {i["path"] for i in res["tests"]} == {"tests/test_top.py"}
+    scores = {(i["path"], i["symbol"]): i["score"] for i in res["affected"]}
+    assert scores[("lib/mid.py", "load_settings")] > scores[("lib/top.py", "start_server")]
+    shallow = g.impact("lib/base.py", depth=1)
+    assert {i["path"] for i in shallow["affected"]} == {"lib/mid.py", "lib/broken.py"}
+    assert shallow["tests"] == []
+
+
+def test_complete_false_for_failed_and_pending(setup):
+    repo, g = setup
+    res = g.impact("lib/base.py", depth=1)
+    assert res["complete"] is False and "failed to parse" in res["incomplete_reason"]
+    assert "lib/broken.py" in res["incomplete_reason"]
+    ok = g.impact("lib/top.py", depth=1)
+    assert ok["complete"] is True and ok["incomplete_reason"] is None
+    pending = {("r", repo.as_posix(), "lib/new.py")}
+    waiting = g.impact("lib/top.py", depth=1, pending=pending)
+    assert waiting["complete"] is False and "pending" in waiting["incomplete_reason"]
+    assert g.deps("lib/top.py", pending=pending)["complete"] is False
+
+
+def test_target_forms(setup, tree):
+    repo, g = setup
+    a = g.impact("lib/mid.py")
+    b = g.impact(f"{repo.as_posix()}/lib/mid.py")
+    c = g.impact("proj/lib/mid.py")
+    assert a["affected"] == b["affected"] == c["affected"]
+    assert g.impact("lib/", depth=1)["tests"]  # a directory
+    with pytest.raises(KeyError):
+        g.impact("nope.py")
+    with pytest.raises(KeyError):
+        g.impact("lib/mid.py::no_such_symbol")
+    other = tree("proj2", {"lib/mid.py": "x = 1\n"})
+    both = Graph().build(repo_facts("r", repo) + repo_facts("r", other))
+    with pytest.raises(KeyError, match="ambiguous"):
+        both.impact("lib/mid.py")
+    assert both.impact("proj2/lib/mid.py")["affected"] == []
+
+
+def test_deps_refs_related(setup):
+    repo, g = setup
+    deps = g.deps("lib/top.py", depth=2)
+    assert {(d["path"], d["distance"]) for d in deps["deps"] if d["symbol"] is None} == {
+        ("lib/mid.py", 1), ("lib/base.py", 2)}
+    refs = g.refs("lib/base.py::parse_config_value")
+    assert {(r["path"], r["symbol"], r["kind"]) for r in refs["refs"]} >= {
+        ("lib/mid.py", "load_settings", "calls"), ("lib/mid.py", None, "references")}
+    rel = g.related("lib/mid.py", "load_settings", limit=3)
+    assert rel and rel[0]["score"] >= rel[-1]["score"]
+    assert {"lib/base.py", "lib/top.py"} <= {r["path"] for r in g.related("lib/mid.py", limit=10)}
+    assert g.related("missing.py") == []
+
+
+def test_unresolved_lists_ambiguous_names(tree):
+    files = {f"m{n}/x.py": "def common_name():\n    pass\n" for n in range(12)}
+    files["user.py"] = "def f():\n    common_name()\n"
+    g = build("r", tree("proj", files))
+    res = g.impact("m0/x.py::common_name", depth=1)
+    assert res["affected"] == []
+    assert [(u["path"], u["name"]) for u in res["unresolved"]] == [("user.py", "common_name")]
+
+
+def test_pending_file_update_then_complete(setup):
+    repo, g = setup
+    (repo / "lib/broken.py").write_text("from lib.base import parse_config_value\n")
+    g.update_file(parse_file("r", repo, "lib/broken.py"))
+    assert g.impact("lib/base.py", depth=1)["complete"] is True
