@@ -32,6 +32,7 @@ from .errors import IndexNotReady
 from .pipeline import Indexer
 from .errors import ModelUnavailable
 from .query.search import keyword_search
+from .relations import Relations
 from .server.methods import repo_status
 from .store import Store
 from .watch.debounce import Debouncer
@@ -44,6 +45,7 @@ RECONCILE_EVERY_S = 600        # safety net even when watching works
 UNWATCHED_EVERY_S = 30         # repos we could not watch (inotify limit...)
 GIT_LOCK_STALE_S = 120         # an index.lock older than this is ignored
 BATCH_MAX = 2000
+GRAPH_REBUILD_OVER = 500       # changed files in one batch: rebuild the graph instead
 
 
 @dataclass
@@ -82,6 +84,7 @@ class Engine:
         # across threads; the worker has the indexer's).
         self._event_rules: dict[str, RepoRules] = {}
         self.thread = threading.Thread(target=self._worker, name="indexd-worker", daemon=True)
+        self.relations = Relations(store, lambda: self.settings)
         # Semantic layer: loaded in the background so the socket is up at once.
         self.embed_enabled = embed and settings.embed_model != "off"
         self.enrich_enabled = self.embed_enabled or settings.summarize != "off"
@@ -206,6 +209,9 @@ class Engine:
 
     # -- the worker ----------------------------------------------------------
     def _worker(self) -> None:
+        # The graph is built here, by the single writer, so no batch can slip
+        # between the build's read of the store and the first update.
+        self.relations.build()
         while True:
             with self.cond:
                 work = self._wait_for_work()
@@ -299,6 +305,7 @@ class Engine:
             for (realm, repo), rels in by_repo.items():
                 plans.append(self.indexer.plan_repo(realm, repo, rels))
             report = self.indexer.run(plans)
+            self._update_graph(report, bool(rescans))
             self.error_state = None
             self.last_batch = report.to_json() | {"at": time.time()}
             log.info("batch done paths=%d rescans=%d parsed=%d deleted=%d ms=%.0f", len(keys),
@@ -384,6 +391,37 @@ class Engine:
         # While the model loads nothing is semantically searchable yet.
         return missing if self.vectors is not None else max(1, missing)
 
+    def _update_graph(self, report, after_rescan: bool) -> None:
+        changed = [tuple(k) for k in report.changed_paths]
+        try:
+            if len(changed) > GRAPH_REBUILD_OVER:
+                self.relations.build()
+            else:
+                self.relations.files_changed(changed)
+                if after_rescan:
+                    self.relations.refresh_cochange()
+        except Exception:  # noqa: BLE001 - the index is fine; the graph catches up
+            log.exception("graph update failed")
+
+    def pending_keys(self) -> set[tuple]:
+        """Files whose indexed state may be behind: for `complete: false`."""
+        keys = {k for k in self.debouncer.keys()} | {k for k in self.in_flight if k[2] != "*"}
+        busy_repos = {k[:2] for k in self.in_flight if k[2] == "*"}
+        busy_repos |= {key for key, st in self.repos.items() if st.rescan or st.busy}
+        graph = self.relations.graph
+        if busy_repos and graph is not None:
+            keys |= {f for f in graph.facts if f[:2] in busy_repos}
+        return keys
+
+    async def graph_call(self, name: str, **kw) -> dict:
+        fn = getattr(self.relations, name)
+        if name in ("impact", "deps", "changes"):
+            kw["pending"] = self.pending_keys()
+        result = await asyncio.to_thread(fn, **kw)
+        if isinstance(result, dict):
+            result["index_lag_s"] = self.index_lag_s()
+        return result
+
     # -- queries -------------------------------------------------------------
     async def search(self, req) -> dict:
         mode = req.mode or ("hybrid" if self.vectors is not None else "keyword")
@@ -393,11 +431,14 @@ class Engine:
                 + (f"unavailable: {self.embed_error}" if self.embed_error else "still loading"),
                 {"embed_model": self.settings.embed_model})
         if mode == "keyword":
-            return await asyncio.to_thread(keyword_search, self.store, replace(req, mode=mode))
-        from .query.hybrid import fused_search
+            result = await asyncio.to_thread(keyword_search, self.store, replace(req, mode=mode))
+        else:
+            from .query.hybrid import fused_search
 
-        result = await asyncio.to_thread(fused_search, self.store, self.embedder, replace(req, mode=mode))
-        result["embed_pending"] = self.embed_pending()
+            result = await asyncio.to_thread(fused_search, self.store, self.embedder,
+                                             replace(req, mode=mode))
+            result["embed_pending"] = self.embed_pending()
+        self.relations.related(result["results"])
         return result
 
     def search_modes(self) -> list[str]:
@@ -515,6 +556,7 @@ class Engine:
         return {"daemon": _process_info(self.started), "realms": realms,
                 "queues": {"parse": self.pending(), "embed": self.embed_pending() or 0},
                 "embedding": self.embedding_status(),
+                "graph": self.relations.status(),
                 "store": self.store.stats(), **self.brief()}
 
     def embedding_status(self) -> dict:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from ..config import load_settings
 from ..errors import DaemonNotRunning, IndexdError
@@ -20,7 +21,8 @@ from . import render
 
 EXIT_OK, EXIT_EMPTY, EXIT_USAGE, EXIT_UNREACHABLE, EXIT_ERROR = 0, 1, 2, 3, 4
 # Methods that still answer from the store when the daemon is down.
-LOCAL_OK = {"search", "symbols", "status", "realm.add", "realm.remove", "realm.list"}
+LOCAL_OK = {"search", "symbols", "status", "realm.add", "realm.remove", "realm.list",
+            "impact", "deps", "refs", "changes", "graph.export"}
 
 
 def _json_flag(p: argparse.ArgumentParser) -> None:
@@ -72,6 +74,31 @@ def _parser() -> argparse.ArgumentParser:
     ri.add_argument("--realm")
     ri.add_argument("--wait", action="store_true", help="return when done")
     _json_flag(ri)
+
+    im = sub.add_parser("impact", help="what may break if TARGET changes (path or path::Symbol)")
+    im.add_argument("target")
+    im.add_argument("--depth", type=int, default=3)
+    im.add_argument("--kinds", help="imports,references,tests,documents,config,co_change")
+    _json_flag(im)
+    de = sub.add_parser("deps", help="what TARGET depends on")
+    de.add_argument("target")
+    de.add_argument("--depth", type=int, default=1)
+    de.add_argument("--kinds")
+    _json_flag(de)
+    rf = sub.add_parser("refs", help="references to one symbol: path::Qualified.name")
+    rf.add_argument("target")
+    _json_flag(rf)
+    ch = sub.add_parser("changes", help="impact of the uncommitted (or since REV) git diff")
+    ch.add_argument("repo", nargs="?", default=".")
+    ch.add_argument("--since", help="a git revision (default: HEAD, i.e. staged + unstaged)")
+    ch.add_argument("--depth", type=int, default=2)
+    _json_flag(ch)
+    gr = sub.add_parser("graph", help="export the relationship graph")
+    gsub = gr.add_subparsers(dest="graph_cmd", required=True)
+    ge = gsub.add_parser("export", help="edges as json, dot or graphml")
+    ge.add_argument("--format", choices=["json", "dot", "graphml"], default="json")
+    ge.add_argument("--scope", help="a realm, or a path (repo or folder or file)")
+    _json_flag(ge)
 
     sd = sub.add_parser("shutdown", help="stop the daemon")
     _json_flag(sd)
@@ -132,6 +159,25 @@ def dispatch(args) -> int:
     if args.cmd == "reindex":
         params = {"paths": args.paths or None, "realm": args.realm, "wait": args.wait}
         return _emit(args, call(settings, "reindex", params), render.generic)
+    if args.cmd in ("impact", "deps", "refs"):
+        params = {"target": _abs_target(args.target)}
+        if args.cmd != "refs":
+            params |= {"depth": args.depth, "kinds": args.kinds}
+        result = call(settings, args.cmd, {k: v for k, v in params.items() if v is not None})
+        _emit(args, result, getattr(render, args.cmd))
+        return EXIT_OK
+    if args.cmd == "changes":
+        params = {"repo": str(Path(args.repo).resolve()), "since": args.since, "depth": args.depth}
+        result = call(settings, "changes", {k: v for k, v in params.items() if v is not None})
+        _emit(args, result, render.changes)
+        return EXIT_OK
+    if args.cmd == "graph":
+        result = call(settings, "graph.export", {"format": args.format, "scope": args.scope})
+        if args.json:
+            print(json.dumps(result))
+        else:
+            print(result["text"])
+        return EXIT_OK
     if args.cmd == "shutdown":
         return _emit(args, call(settings, "shutdown", {}), render.generic)
     if args.cmd == "service":
@@ -140,6 +186,15 @@ def dispatch(args) -> int:
         return _emit(args, service_command(settings, args.action, dry_run=args.dry_run),
                      render.generic)
     return EXIT_USAGE
+
+
+def _abs_target(target: str) -> str:
+    """Paths relative to the current directory become absolute; symbols stay."""
+    path, sep, symbol = target.partition("::")
+    p = Path(path).expanduser()
+    if not p.is_absolute() and p.exists():
+        path = str(p.resolve())
+    return path + sep + symbol
 
 
 def _emit(args, result: dict, human) -> int:

@@ -133,3 +133,56 @@ def watch_status(fetch) -> int:
     except KeyboardInterrupt:
         print()
         return 0
+
+
+def _where(item: dict) -> str:
+    name = item.get("symbol")
+    return f"{item['path']}" + (f"::{name}" if name else "")
+
+
+def _via(via: list) -> str:
+    return " <- ".join(f"{v['kind']}({v['how']}) {v['from']}:{v.get('line') or ''}".rstrip(":")
+                       for v in via)
+
+
+def impact(result: dict) -> None:
+    print(_c("1", f"impact of {result['target']}") + dim(f"  ({result.get('took_ms', 0)} ms)"))
+    if not result.get("complete", True):
+        print(_c("33", f"incomplete: {result.get('incomplete_reason')}"))
+    for bucket in ("affected", "tests", "docs"):
+        items = result.get(bucket) or []
+        if not items:
+            continue
+        print(_c("1", f"{bucket} ({len(items)})"))
+        for distance in sorted({i["distance"] for i in items}):
+            print(dim(f"  distance {distance}"))
+            for i in (x for x in items if x["distance"] == distance):
+                score = f"score {i['score']:.3f} conf {i['confidence']:.2f}"
+                print(f"    {_c('35', _where(i))} {dim(score)}")
+                if i.get("via"):
+                    print("      " + dim(_via(i["via"])))
+    unresolved = result.get("unresolved") or []
+    if unresolved:
+        print(dim(f"{len(unresolved)} unresolved references may also reach it (see --json)"))
+
+
+def deps(result: dict) -> None:
+    print(_c("1", f"dependencies of {result['target']}"))
+    for d in result.get("deps", []):
+        print(f"  {d['distance']} {_c('35', _where(d))} {dim(d.get('kind', ''))}")
+    for e in result.get("external", []):
+        print(dim(f"  external: {e.get('name')} (line {e.get('line')})"))
+
+
+def refs(result: dict) -> None:
+    print(_c("1", f"references to {result['target']}"))
+    for r in result.get("refs", []):
+        print(f"  {r['path']}:{r['line']} {_c('36', r['kind'])} {r.get('symbol') or ''} {dim(r['how'])}")
+
+
+def changes(result: dict) -> None:
+    changed = result.get("changed", [])
+    print(_c("1", f"{len(changed)} changed symbols in {result['repo']}"))
+    for ch in changed:
+        print(f"  {ch['change']:8} {_where(ch)}")
+    impact({"target": "the change", **result})

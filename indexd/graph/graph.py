@@ -74,6 +74,13 @@ class Graph:
             self.cochange[src].append(e)
             self.rev[dst].setdefault(("git",) + src, []).append(e)
 
+    def drop_cochange(self, realm: str, repo: str) -> None:
+        """Forget a repo's co-change edges (before adding a fresh set)."""
+        for src in [k for k in self.cochange if k[0] == realm and k[1] == repo]:
+            for e in self.cochange.pop(src):
+                dst = (e.realm, e.dst_repo, e.dst_path)
+                self.rev.get(dst, {}).pop(("git",) + src, None)
+
     def _add_facts(self, f: FileFacts) -> None:
         self.facts[f.key] = f
         self.indexes.setdefault(f.realm, RealmIndex()).add(f)

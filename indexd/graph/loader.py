@@ -67,11 +67,30 @@ def facts_from_parse(realm: str, repo: str, path: str, lang: str, parse_result,
                      defs=defs, refs=refs, links=links, manifest=manifest)
 
 
-def load_facts(store, realm: str | None = None) -> list[FileFacts]:
-    """Every file's facts from the store (optionally one realm)."""
-    where = "realm = '" + realm.replace("'", "''") + "'" if realm is not None else None
+def _sql_in(column: str, values) -> str:
+    return f"{column} IN (" + ", ".join("'" + v.replace("'", "''") + "'" for v in values) + ")"
+
+
+def load_file_facts(store, keys: list[tuple]) -> list[FileFacts]:
+    """Facts of some files only (realm, repo, path), for incremental updates."""
+    from ..model import file_key
+
+    out: list[FileFacts] = []
+    for start in range(0, len(keys), 300):
+        chunk = [file_key(*k) for k in keys[start:start + 300]]
+        out.extend(load_facts(store, where=_sql_in("file_key", chunk), file_keys=set(chunk)))
+    return out
+
+
+def load_facts(store, realm: str | None = None, where: str | None = None,
+               file_keys: set | None = None) -> list[FileFacts]:
+    """Every file's facts from the store (optionally one realm, or some files)."""
+    if where is None and realm is not None:
+        where = "realm = '" + realm.replace("'", "''") + "'"
     facts: dict[tuple, FileFacts] = {}
     for rec in store.file_records(realm=realm).values():
+        if file_keys is not None and rec.key not in file_keys:
+            continue
         facts[(rec.realm, rec.repo, rec.path)] = FileFacts(
             realm=rec.realm, repo=rec.repo, path=rec.path, lang=rec.language,
             status=rec.status)
@@ -83,7 +102,9 @@ def load_facts(store, realm: str | None = None) -> list[FileFacts]:
     query = store.links.search()
     if where:
         query = query.where(where)
-    for row in query.select(LINK_COLUMNS).limit(None).to_list():
+    with store.lock.read():
+        link_rows = query.select(LINK_COLUMNS).limit(None).to_list()
+    for row in link_rows:
         f = facts.get((row["realm"], row["repo"], row["path"]))
         if f is None:
             continue

@@ -31,7 +31,8 @@ class Methods:
         self.started = time.time()
         self.table = {
             "initialize": self.initialize, "search": self.search, "symbols": self.symbols,
-            "status": self.status, "impact": self.impact,
+            "status": self.status, "impact": self.impact, "deps": self.deps,
+            "refs": self.refs, "changes": self.changes, "graph.export": self.graph_export,
             "realm.add": self.realm_add, "realm.remove": self.realm_remove,
             "realm.list": self.realm_list, "reindex": self.reindex,
             "subscribe": self.subscribe, "shutdown": self.shutdown,
@@ -117,8 +118,45 @@ class Methods:
             return self.engine.status()
         return store_status(self.settings, self.store) | {"daemon": None}
 
-    def impact(self, params, conn) -> dict:
-        raise NotImplementedYet("impact is not implemented yet (see the relationships issue)")
+    # -- relationships (graph) ---------------------------------------------
+    async def _graph(self, name: str, **kw) -> dict:
+        if self.engine is not None:
+            return await self.engine.graph_call(name, **kw)
+        # No daemon: build the graph from the store for this one answer.
+        from ..relations import Relations
+
+        rel = Relations(self.store, lambda: self.settings)
+        rel.build()
+        return getattr(rel, name)(**kw)
+
+    async def impact(self, params, conn) -> dict:
+        target = _target(params)
+        return await self._graph("impact", target=target, depth=_int(params, "depth", 3, 1, 10),
+                                 kinds=params.get("kinds"))
+
+    async def deps(self, params, conn) -> dict:
+        return await self._graph("deps", target=_target(params),
+                                 depth=_int(params, "depth", 1, 1, 10), kinds=params.get("kinds"))
+
+    async def refs(self, params, conn) -> dict:
+        return await self._graph("refs", target=_target(params))
+
+    async def changes(self, params, conn) -> dict:
+        repo = params.get("repo") or "."
+        if not isinstance(repo, str):
+            raise InvalidParams("repo must be a path")
+        realm, root, _rel = locate(self.settings, repo)
+        since = params.get("since")
+        if since is not None and not isinstance(since, str):
+            raise InvalidParams("since must be a git revision string")
+        return await self._graph("changes", repo=root, since=since,
+                                 depth=_int(params, "depth", 2, 1, 10))
+
+    async def graph_export(self, params, conn) -> dict:
+        fmt = params.get("format", "json")
+        scope = params.get("scope")
+        text = await self._graph("export", fmt=fmt, scope=scope)
+        return {"format": fmt, "scope": scope, "text": text}
 
     def realm_add(self, params, conn) -> dict:
         name, paths = params.get("realm"), params.get("paths")
@@ -165,6 +203,20 @@ class Methods:
         if self.engine is None:
             return {"index_lag_s": None, "pending": None, "stale": None}
         return self.engine.freshness()
+
+
+def _target(params: dict) -> str:
+    target = params.get("target")
+    if not isinstance(target, str) or not target.strip():
+        raise InvalidParams("needs 'target': a path, or path::Qualified.name")
+    return target
+
+
+def _int(params: dict, name: str, default: int, lo: int, hi: int) -> int:
+    value = params.get(name, default)
+    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+        raise InvalidParams(f"{name} must be an integer in {lo}..{hi}")
+    return value
 
 
 def store_status(settings: Settings, store) -> dict:

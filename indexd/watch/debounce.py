@@ -49,6 +49,10 @@ class Debouncer:
         with self._lock:
             return len(self._last)
 
+    def keys(self) -> list[Hashable]:
+        with self._lock:
+            return list(self._last)
+
     def pending_for(self, predicate: Callable[[Hashable], bool]) -> int:
         with self._lock:
             return sum(1 for k in self._last if predicate(k))

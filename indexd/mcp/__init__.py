@@ -1,0 +1,1 @@
+"""MCP server for AI agents: a thin stdio front to the running indexd daemon."""

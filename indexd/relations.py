@@ -1,0 +1,210 @@
+"""The daemon's warm relationship graph: built once, then updated per batch.
+
+Owns the in-memory ``graph.Graph`` (imports, references, tests, documents,
+config, co-change edges), its lock, and the graph queries the methods table
+exposes (impact, deps, refs, related, changes, export). The engine calls
+``files_changed`` after every indexing batch with the keys it wrote or
+deleted, so one save never triggers a full rebuild. Co-change edges are
+computed per repo in the background from git history and refreshed when
+HEAD moves.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from pathlib import Path
+
+from .errors import IndexNotReady, InvalidParams, RealmError
+from .graph.cochange import co_change_edges
+from .graph.graph import Graph
+from .graph.loader import load_facts, load_file_facts
+
+log = logging.getLogger(__name__)
+
+EDGE_KINDS = ("imports", "references", "calls", "tests", "documents", "config", "co_change")
+
+
+class Relations:
+    def __init__(self, store, settings_provider):
+        self.store = store
+        self._settings = settings_provider
+        self.graph: Graph | None = None
+        self.lock = threading.RLock()
+        self.error: str | None = None
+        self.built_at: float | None = None
+        self.build_s: float | None = None
+        self._heads: dict[str, str] = {}
+
+    # -- building ------------------------------------------------------------
+    def build(self) -> None:
+        """Full build from the store (at start; seconds on the stdlib)."""
+        t0 = time.monotonic()
+        try:
+            facts = load_facts(self.store)
+            graph = Graph().build(facts)
+        except Exception as exc:  # noqa: BLE001 - queries say why instead
+            self.error = f"{type(exc).__name__}: {exc}"
+            log.exception("graph build failed")
+            return
+        with self.lock:
+            self.graph = graph
+        self.build_s = round(time.monotonic() - t0, 3)
+        self.built_at = time.time()
+        self.error = None
+        log.info("graph built files=%d s=%.2f", len(facts), self.build_s)
+        self.refresh_cochange()
+
+    def refresh_cochange(self) -> None:
+        """Co-change edges for repos whose HEAD moved since last time."""
+        for realm, repo in self._settings().realm_repos(None):
+            head = _head(repo)
+            if head is None or self._heads.get(repo) == head:
+                continue
+            try:
+                edges = co_change_edges(repo, realm=realm)
+            except Exception as exc:  # noqa: BLE001 - history is optional evidence
+                log.warning("co-change failed repo=%s error=%s", repo, exc)
+                continue
+            with self.lock:
+                if self.graph is None:
+                    return
+                self.graph.drop_cochange(realm, repo)
+                for edge in edges:
+                    self.graph.add_cochange(edge)
+            self._heads[repo] = head
+            log.info("co-change repo=%s edges=%d", repo, len(edges))
+
+    def files_changed(self, keys: list[tuple]) -> None:
+        """Incremental update after a batch: keys are (realm, repo, path)."""
+        if self.graph is None or not keys:
+            return
+        present = {f.key: f for f in load_file_facts(self.store, keys)}
+        with self.lock:
+            for key in keys:
+                if key in present:
+                    self.graph.update_file(present[key])
+                else:
+                    self.graph.remove_file(*key)
+
+    # -- queries -------------------------------------------------------------
+    def _ready(self) -> Graph:
+        if self.graph is None:
+            raise IndexNotReady("the relationship graph is still being built" +
+                                (f" (last error: {self.error})" if self.error else ""))
+        return self.graph
+
+    def _kinds(self, kinds) -> list[str] | None:
+        if kinds is None:
+            return None
+        if isinstance(kinds, str):
+            kinds = [k.strip() for k in kinds.split(",") if k.strip()]
+        bad = [k for k in kinds if k not in EDGE_KINDS]
+        if bad:
+            raise InvalidParams(f"unknown edge kinds {bad}; use {', '.join(EDGE_KINDS)}")
+        if "references" in kinds and "calls" not in kinds:
+            kinds = [*kinds, "calls"]
+        return list(kinds)
+
+    def impact(self, target: str, depth: int = 3, kinds=None, pending=None) -> dict:
+        graph = self._ready()
+        with self.lock:
+            try:
+                return graph.impact(target, depth=depth, kinds=self._kinds(kinds), pending=pending)
+            except KeyError as exc:
+                raise RealmError(_unknown(target, exc)) from None
+
+    def deps(self, target: str, depth: int = 1, kinds=None, pending=None) -> dict:
+        graph = self._ready()
+        with self.lock:
+            try:
+                return graph.deps(target, depth=depth, kinds=self._kinds(kinds), pending=pending)
+            except KeyError as exc:
+                raise RealmError(_unknown(target, exc)) from None
+
+    def refs(self, target: str) -> dict:
+        graph = self._ready()
+        with self.lock:
+            try:
+                return graph.refs(target)
+            except KeyError as exc:
+                raise RealmError(_unknown(target, exc)) from None
+
+    def related(self, hits: list[dict], limit: int = 3) -> None:
+        """Fill ``related`` on search hits (best effort; empty while building)."""
+        graph = self.graph
+        for hit in hits:
+            hit["related"] = []
+            if graph is None:
+                continue
+            with self.lock:
+                try:
+                    path = f"{hit['repo']}/{hit['path']}"
+                    hit["related"] = graph.related(path, hit.get("symbol"), limit=limit)
+                except (KeyError, ValueError):
+                    pass
+
+    def export(self, fmt: str, scope: str | None) -> str:
+        graph = self._ready()
+        if fmt not in ("json", "dot", "graphml"):
+            raise InvalidParams("format must be json, dot or graphml")
+        with self.lock:
+            try:
+                return graph.export(fmt, scope=scope)
+            except KeyError as exc:
+                raise RealmError(_unknown(scope or "", exc)) from None
+
+    def changes(self, repo: str, since: str | None, depth: int, pending=None) -> dict:
+        """Impact of the uncommitted (or since-REV) diff of one repo."""
+        from .graph.changes import changed_symbols
+
+        t0 = time.perf_counter()
+        self._ready()
+        try:
+            changed = changed_symbols(repo, since)
+        except (KeyError, ValueError) as exc:
+            raise InvalidParams(f"cannot diff {repo} against {since or 'HEAD'}: {exc}") from None
+        merged: dict[str, dict] = {"affected": {}, "tests": {}, "docs": {}}
+        complete, reasons, unresolved = True, [], []
+        for ch in changed:
+            target = f"{repo}/{ch['path']}" + (f"::{ch['symbol']}" if ch.get("symbol") else "")
+            try:
+                res = self.impact(target, depth=depth, pending=pending)
+            except RealmError:
+                continue    # a deleted file or symbol: nothing left to resolve
+            complete = complete and res["complete"]
+            if res.get("incomplete_reason"):
+                reasons.append(res["incomplete_reason"])
+            unresolved.extend(res.get("unresolved", []))
+            for bucket in merged:
+                for item in res.get(bucket, []):
+                    key = f"{item['repo']}\x1f{item['path']}\x1f{item.get('symbol')}"
+                    best = merged[bucket].get(key)
+                    if best is None or item["score"] > best["score"]:
+                        merged[bucket][key] = item
+        out = {b: sorted(v.values(), key=lambda i: (-i["score"], i["path"])) for b, v in merged.items()}
+        return {"repo": repo, "since": since, "changed": changed, **out,
+                "complete": complete, "incomplete_reason": "; ".join(dict.fromkeys(reasons)) or None,
+                "unresolved": unresolved[:50],
+                "took_ms": round((time.perf_counter() - t0) * 1000, 2)}
+
+    def status(self) -> dict:
+        g = self.graph
+        return {"ready": g is not None, "error": self.error, "build_s": self.build_s,
+                "edges": len(g.edges()) if g is not None else 0}
+
+
+def _unknown(target: str, exc: KeyError) -> str:
+    detail = exc.args[0] if exc.args else ""
+    return f"unknown target {target!r}: {detail}" if detail else f"unknown target {target!r}"
+
+
+def _head(repo: str) -> str | None:
+    try:
+        import pygit2
+
+        r = pygit2.Repository(repo)
+        return None if r.head_is_unborn else str(r.head.target)
+    except Exception:  # noqa: BLE001 - plain folders have no history
+        return None if not Path(repo, ".git").exists() else "unknown"
