@@ -70,6 +70,7 @@ class Settings:
     ollama_model: str = ""
     secret_allow: tuple = ()                         # globs exempt from secret checks
     version_retention_s: int = 300                   # keep old store versions for live readers
+    fault_injection: str = ""                        # tests only: "write:N" fails N store writes (ENOSPC)
 
     def realm_repos(self, realm: str | None) -> list[tuple[str, str]]:
         """(realm, repo) pairs for one realm, or all realms when None."""

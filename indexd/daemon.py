@@ -71,6 +71,20 @@ def take_instance_lock(settings: Settings) -> int:
     return fd
 
 
+def fault_hook(spec: str):
+    """Tests: ``write:N`` makes the first N store writes fail as a full disk would."""
+    if not spec:
+        return None
+    op, _, count = spec.partition(":")
+    left = [int(count or 1)]
+
+    def hook(what: str) -> None:
+        if what == op and left[0] > 0:
+            left[0] -= 1
+            raise OSError(errno.ENOSPC, "No space left on device (injected)")
+    return hook
+
+
 def run_daemon(settings: Settings | None = None, http: str | None = None, embed: bool = True) -> int:
     settings = settings or load_settings()
     try:
@@ -93,7 +107,8 @@ async def _serve(settings: Settings, http: str | None, embed: bool) -> int:
 
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
-    store = Store(settings.paths.store_dir, retention_s=settings.version_retention_s)
+    store = Store(settings.paths.store_dir, retention_s=settings.version_retention_s,
+                  fault_hook=fault_hook(settings.fault_injection))
     server_ref: list = []
 
     def push(params: dict) -> None:   # worker thread -> loop

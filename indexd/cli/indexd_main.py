@@ -34,6 +34,7 @@ def _parser() -> argparse.ArgumentParser:
     rs.add_argument("--json", action="store_true")
     sub.add_parser("paths", help="print where config, data, logs and socket live").add_argument(
         "--json", action="store_true")
+    sub.add_parser("mcp", help="MCP server over stdio for AI agents (needs the daemon)")
     return p
 
 
@@ -48,6 +49,10 @@ def main(argv: list[str] | None = None) -> int:
             return run_daemon(load_settings(), http=args.http, embed=not args.no_embed)
         if args.cmd == "reset":
             return cmd_reset(args)
+        if args.cmd == "mcp":
+            from ..mcp.server import main as mcp_main
+
+            return mcp_main()
         if args.cmd == "paths":
             paths = load_settings().paths.to_json()
             print(json.dumps(paths, indent=2) if args.json else

@@ -8,6 +8,7 @@ subscribe, shutdown, live status) go through the optional ``engine``.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 from pathlib import Path
@@ -113,9 +114,11 @@ class Methods:
         return {"realm": realm, "repo": repo, "path": rel, "total": len(results),
                 "results": results} | self._freshness()
 
-    def status(self, params, conn) -> dict:
+    async def status(self, params, conn) -> dict:
         if self.engine is not None:
-            return self.engine.status()
+            if params.get("sync"):
+                await self.engine.sync(timeout=float(params.get("timeout", 10)))
+            return await asyncio.to_thread(self.engine.status)
         return store_status(self.settings, self.store) | {"daemon": None}
 
     # -- relationships (graph) ---------------------------------------------

@@ -200,12 +200,12 @@ class Store:
         """Replace the rows of these files (entries, links, then file rows)."""
         if not writes:
             return
-        self._fault("write")
         keys = [w.record.key for w in writes]
         entries = [row for w in writes for row in w.entries]
         links = [row for w in writes for row in w.links]
         files = [_file_row(w.record) for w in writes]
         try:
+            self._fault("write")
             with self.lock.write():
                 self._swap(self.entries, "file_key", keys, entries, S.entries_schema(self.dim))
                 self._swap(self.links, "file_key", keys, links, S.LINKS)
@@ -223,8 +223,8 @@ class Store:
         """Refresh file rows only (stat changed, content did not)."""
         if not records:
             return
-        self._fault("write")
         try:
+            self._fault("write")
             with self.lock.write():
                 self._swap(self.files, "key", [r.key for r in records],
                            [_file_row(r) for r in records], S.FILES)
@@ -234,10 +234,10 @@ class Store:
     def delete_files(self, keys: list[str]) -> None:
         if not keys:
             return
-        self._fault("delete")
         for start in range(0, len(keys), 500):
             chunk = keys[start:start + 500]
             try:
+                self._fault("delete")
                 with self.lock.write():
                     self.entries.delete(_in_list("file_key", chunk))
                     self.links.delete(_in_list("file_key", chunk))

@@ -1,0 +1,493 @@
+"""`indexd mcp`: the Model Context Protocol server for AI agents (stdio).
+
+A THIN client of the running daemon: every tool is one JSON-RPC call over the
+daemon's Unix socket (``indexd.client.Client``); nothing is indexed, loaded or
+cached here, so it starts in about a second and stays small. When the daemon
+is not running each tool answers an error text that says to run
+``indexd run``.
+
+stdout carries the MCP protocol; logs go to stderr only.
+
+Answers are compact for a model's context: one line per hit
+``path:start-end kind symbol — summary`` (code only when ``context`` > 0) and
+a one-line footer with freshness (``index_lag_s``, ``stale``, ``pending``).
+
+Built on the official SDK, mcp>=2 (``mcp.server.mcpserver.MCPServer``; it was
+``FastMCP`` in mcp<2).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+import time
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from .. import __version__
+from ..errors import (DaemonNotRunning, IndexdError, MethodNotFound,
+                      NotImplementedYet, RequestTimeout)
+
+log = logging.getLogger("indexd.mcp")
+
+# Seconds to wait for one daemon answer; reindex with wait=true gets the long one.
+CALL_TIMEOUT_S = float(os.environ.get("INDEXD_MCP_TIMEOUT", "60"))
+WAIT_TIMEOUT_S = float(os.environ.get("INDEXD_MCP_WAIT_TIMEOUT", "300"))
+SUMMARY_CHARS = 160
+MAX_LIST = 50          # items shown per impact bucket / status list
+MAX_JSON_CHARS = 4000  # fallback rendering of an unknown result shape
+
+INSTRUCTIONS = (
+    "indexd is a local, always-fresh code index of the user's repositories (symbols, "
+    "keyword and semantic search, an import/reference graph). Prefer index_search over "
+    "grep for finding where something is defined or implemented, index_symbols for a "
+    "file's outline, index_impact before changing a function or file, index_changes to "
+    "see what the current diff may break. Each answer ends with a freshness footer; if "
+    "it says stale, results may miss the newest edits (index_file reindexes one file now)."
+)
+
+
+# ---------------------------------------------------------------- daemon calls
+
+class ToolFailure(Exception):
+    """An anticipated failure: its text is what the model reads."""
+
+
+def _socket_path():
+    from ..config import load_settings
+
+    return load_settings().paths.socket
+
+
+def _call(method: str, timeout: float = CALL_TIMEOUT_S, **params: Any) -> dict:
+    """One request to the daemon; typed errors become ToolFailure texts."""
+    from ..client import Client
+
+    params = {k: v for k, v in params.items() if v is not None}
+    try:
+        path = _socket_path()
+    except IndexdError as exc:
+        raise ToolFailure(f"indexd config error: {exc.message}") from None
+    try:
+        with Client(path, timeout=timeout) as client:
+            result = client.call(method, **params)
+    except DaemonNotRunning:
+        raise ToolFailure(
+            f"the indexd daemon is not running (no daemon at {path}). Start it with "
+            f"`indexd run` (or enable the service: systemctl --user enable --now indexd), "
+            f"then retry.") from None
+    except (MethodNotFound, NotImplementedYet) as exc:
+        raise ToolFailure(f"indexd {method}: not available in this daemon yet: {exc.message}") from None
+    except RequestTimeout as exc:
+        raise ToolFailure(f"indexd {method}: timed out after {timeout:.0f}s ({exc.message}); "
+                          f"the daemon may be busy, retry shortly") from None
+    except IndexdError as exc:
+        hint = " (retryable)" if exc.retryable else ""
+        raise ToolFailure(f"indexd {method} error{hint}: {exc.message}") from None
+    return result if isinstance(result, dict) else {"result": result}
+
+
+def _local_path(p: str | None) -> str | None:
+    """The daemon resolves relative paths against ITS cwd; ours is the agent's
+    project, so a relative path that exists here is sent absolute. Anything
+    else (repo-relative, 'repo_name/path') goes as given."""
+    if not p or os.path.isabs(p):
+        return p
+    return os.path.abspath(p) if os.path.exists(p) else p
+
+
+def _target(t: str) -> str:
+    path, sep, symbol = t.partition("::")
+    return _local_path(path) + sep + symbol
+
+
+# ---------------------------------------------------------------- formatting
+
+def _one_line(text: Any, limit: int = SUMMARY_CHARS) -> str:
+    s = " ".join(str(text or "").split())
+    return s if len(s) <= limit else s[: limit - 1] + "…"
+
+
+def _lines(hit: dict) -> str:
+    start, end = hit.get("start_line"), hit.get("end_line")
+    if start is None:
+        return ""
+    return f":{start}" if end in (None, start) else f":{start}-{end}"
+
+
+def _freshness(res: dict) -> str:
+    lag = res.get("index_lag_s")
+    if lag is None and res.get("stale") is None:
+        return "index_lag_s=? stale=?"
+    stale = bool(res.get("stale"))
+    out = f"index_lag_s={lag if lag is not None else 0} stale={'true' if stale else 'false'}"
+    if stale:
+        out += f" pending={res.get('pending')} (results may miss the newest edits)"
+    return out
+
+
+def _repo_label(hits: list[dict]) -> tuple[str, bool]:
+    repos = sorted({h.get("repo") for h in hits if h.get("repo")})
+    return (", ".join(repos), len(repos) > 1)
+
+
+def _hit_line(hit: dict, multi_repo: bool) -> str:
+    path = hit.get("path") or "?"
+    if multi_repo and hit.get("repo"):
+        path = f"{os.path.basename(str(hit['repo']).rstrip('/'))}/{path}"
+    parts = [f"{path}{_lines(hit)}", str(hit.get("kind") or "")]
+    if hit.get("symbol"):
+        parts.append(str(hit["symbol"]))
+    line = " ".join(p for p in parts if p)
+    summary = hit.get("summary") or hit.get("snippet")
+    if summary:
+        line += " — " + _one_line(summary)
+    return line
+
+
+def _code_block(code: str) -> list[str]:
+    return ["    " + ln for ln in code.rstrip("\n").splitlines()]
+
+
+def format_search(res: dict, context: int = 0) -> str:
+    hits = res.get("results") or []
+    repos, multi = _repo_label(hits)
+    out = [f"repo {repos}" if repos and not multi else ""]
+    for hit in hits:
+        out.append(_hit_line(hit, multi))
+        if context > 0 and hit.get("context"):
+            out.extend(_code_block(hit["context"]))
+    if not hits:
+        out.append(f"no results for {res.get('query')!r}")
+    total = res.get("total", len(hits))
+    out.append(f"[{len(hits)} of {total} results · mode={res.get('mode')} · "
+               f"{res.get('took_ms', '?')} ms · {_freshness(res)}]")
+    return "\n".join(x for x in out if x)
+
+
+def format_symbols(res: dict) -> str:
+    out = [f"{res.get('repo')}/{res.get('path')}"]
+    for hit in res.get("results") or []:
+        sym = hit.get("symbol")
+        depth = sym.count(".") if sym else 0
+        label = f"{hit.get('kind')} {sym}" if sym else f"{hit.get('kind')}"
+        line = f"{hit.get('start_line')}-{hit.get('end_line')} {'  ' * depth}{label}"
+        if hit.get("summary"):
+            line += " — " + _one_line(hit["summary"], 100)
+        out.append(line)
+    out.append(f"[{res.get('total', len(res.get('results') or []))} entries · {_freshness(res)}]")
+    return "\n".join(out)
+
+
+def _age(ts: Any) -> str:
+    if not ts:
+        return "never"
+    s = max(0.0, time.time() - float(ts))
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if s >= size:
+            return f"{s / size:.0f}{unit} ago"
+    return f"{s:.0f}s ago"
+
+
+def format_status(res: dict) -> str:
+    out = []
+    d = res.get("daemon")
+    if d:
+        out.append(f"daemon pid {d.get('pid')} up {float(d.get('uptime_s') or 0):.0f}s · "
+                   f"state {res.get('state', '?')} · index_lag_s={res.get('index_lag_s')} · "
+                   f"pending {res.get('pending')}")
+    emb = res.get("embedding") or {}
+    if emb:
+        ready = "ready" if emb.get("ready") else ("off" if not emb.get("enabled") else "loading")
+        line = f"semantic: {ready} (model {emb.get('model')})"
+        if emb.get("error"):
+            line += f" error: {_one_line(emb['error'], 120)}"
+        out.append(line)
+    if res.get("error"):
+        out.append(f"error: {_one_line(res['error'], 200)}")
+    for realm in res.get("realms") or []:
+        for repo in realm.get("repos") or []:
+            pending = repo.get("pending", 0) or 0
+            fresh = f"stale ({pending} pending)" if pending else "fresh"
+            line = (f"{realm.get('name')}: {repo.get('repo')} — {repo.get('files', 0)} files, "
+                    f"{repo.get('entries', 0)} entries, {fresh}, indexed "
+                    f"{_age(repo.get('last_indexed'))}")
+            if repo.get("watcher"):
+                line += f", watcher {repo['watcher']}"
+            if repo.get("failed"):
+                line += f", {repo['failed']} parse failures"
+            if repo.get("exists") is False:
+                line += ", MISSING on disk"
+            out.append(line)
+    if not res.get("realms"):
+        out.append("no realms configured; add one with index_realm action=add")
+    out.append(f"[{_freshness(res)}]")
+    return "\n".join(out)
+
+
+def _impact_item(it: dict, multi: bool) -> str:
+    path = it.get("path") or "?"
+    if multi and it.get("repo"):
+        path = f"{os.path.basename(str(it['repo']).rstrip('/'))}/{path}"
+    line = ""
+    for edge in it.get("via") or []:
+        if isinstance(edge, dict) and edge.get("line") and str(edge.get("from", "")).endswith(
+                it.get("path", "") + (f"::{it['symbol']}" if it.get("symbol") else "")):
+            line = f":{edge['line']}"
+            break
+    if not line:
+        line = _lines(it)
+    parts = [f"{path}{line}", str(it.get("kind") or "")]
+    if it.get("symbol"):
+        parts.append(str(it["symbol"]))
+    text = " ".join(p for p in parts if p)
+    extra = []
+    if it.get("distance") is not None:
+        extra.append(f"d{it['distance']}")
+    if it.get("score") is not None:
+        extra.append(f"score {it['score']}")
+    via = [e.get("kind") for e in it.get("via") or [] if isinstance(e, dict) and e.get("kind")]
+    if via:
+        extra.append("via " + ">".join(via))
+    return text + (" — " + ", ".join(extra) if extra else "")
+
+
+def format_impact(res: dict) -> str:
+    out = []
+    if "changed" in res:
+        changed = res.get("changed") or []
+        out.append(f"{len(changed)} changed in {res.get('repo')} since "
+                   f"{res.get('since') or 'HEAD (uncommitted)'}:")
+        for ch in changed[:MAX_LIST]:
+            out.append("  " + _hit_line(ch, False) + (f" ({ch['change']})" if ch.get("change") else ""))
+    elif res.get("target"):
+        out.append(f"impact of {res['target']}:")
+    buckets = [b for b in ("affected", "tests", "docs") if b in res]
+    items = [it for b in buckets for it in (res.get(b) or []) if isinstance(it, dict)]
+    _, multi = _repo_label(items)
+    for b in buckets:
+        rows = [it for it in (res.get(b) or []) if isinstance(it, dict)]
+        out.append(f"{b} ({len(rows)}):" if rows else f"{b}: none")
+        for it in rows[:MAX_LIST]:
+            out.append("  " + _impact_item(it, multi))
+        if len(rows) > MAX_LIST:
+            out.append(f"  … {len(rows) - MAX_LIST} more")
+    if not buckets and "changed" not in res:
+        return format_generic(res)
+    unresolved = res.get("unresolved") or []
+    foot = [f"complete={'true' if res.get('complete', True) else 'false'}"]
+    if res.get("incomplete_reason"):
+        foot.append(f"({_one_line(res['incomplete_reason'], 160)})")
+    if unresolved:
+        foot.append(f"{len(unresolved)} unresolved references")
+    if res.get("took_ms") is not None:
+        foot.append(f"{res['took_ms']} ms")
+    if "index_lag_s" in res or "stale" in res:
+        foot.append(_freshness(res))
+    out.append("[" + " · ".join(foot) + "]")
+    return "\n".join(out)
+
+
+def format_generic(res: dict) -> str:
+    text = json.dumps(res, separators=(",", ":"), default=str)
+    if len(text) > MAX_JSON_CHARS:
+        text = text[:MAX_JSON_CHARS] + "…"
+    return text
+
+
+def format_realm(res: dict) -> str:
+    if "realms" in res:
+        if not res["realms"]:
+            return "no realms configured; add one with index_realm action=add realm=NAME paths=[DIR]"
+        out = []
+        for r in res["realms"]:
+            repos = r.get("repos") or []
+            out.append(f"{r.get('name')}: " + (", ".join(map(str, repos)) or "(no repos)"))
+        return "\n".join(out)
+    if "added" in res:
+        added = ", ".join(map(str, res.get("added") or [])) or "nothing new"
+        return (f"realm {res.get('realm')}: added {added}; repos now: "
+                f"{', '.join(map(str, res.get('repos') or []))}. Indexing runs in the background "
+                f"(index_status shows progress).")
+    if "queued" in res:
+        return (f"reindex queued: {res['queued']} (waited={'true' if res.get('waited') else 'false'})"
+                f" [{_freshness(res)}]")
+    return format_generic(res)
+
+
+def _render(fmt, res: dict, *args) -> str:
+    """A result shape this formatter does not know still reaches the model."""
+    try:
+        return fmt(res, *args)
+    except Exception:  # noqa: BLE001 - fall back to compact JSON
+        log.exception("formatting %s failed", getattr(fmt, "__name__", fmt))
+        return format_generic(res)
+
+
+# ---------------------------------------------------------------- tools
+
+
+def index_search(
+    query: Annotated[str, Field(description="what to find: identifiers, words, or a "
+                                            "natural-language description of the code")],
+    mode: Annotated[Literal["keyword", "semantic", "hybrid"] | None, Field(
+        description="keyword (exact names/words), semantic (meaning), hybrid (both); "
+                    "default: the best the daemon has")] = None,
+    realm: Annotated[str | None, Field(description="only this realm (group of repos)")] = None,
+    repo: Annotated[str | None, Field(description="only this repo: path or folder name")] = None,
+    kind: Annotated[str | None, Field(description="comma list of kinds, e.g. function,class,method "
+                                                  "(function includes methods)")] = None,
+    lang: Annotated[str | None, Field(description="comma list of languages, e.g. python,go")] = None,
+    path: Annotated[str | None, Field(description="glob over repo-relative paths, e.g. src/**/*.py")] = None,
+    limit: Annotated[int, Field(ge=1, le=200, description="max results")] = 10,
+    context: Annotated[int, Field(ge=0, le=50, description="lines of code around each hit "
+                                                           "(0: no code, just the hit line)")] = 0,
+) -> str:
+    res = _call("search", query=query, mode=mode, realm=realm, repo=_local_path(repo), kind=kind,
+                lang=lang, path=path, limit=limit, context=context)
+    return _render(format_search, res, context)
+
+
+def index_impact(
+    target: Annotated[str, Field(description="a file ('path', absolute, repo-relative or "
+                                             "'repo_name/path') or a symbol "
+                                             "('path::Qualified.name')")],
+    depth: Annotated[int, Field(ge=1, le=10, description="how many hops to follow")] = 2,
+    kinds: Annotated[list[str] | None, Field(
+        description="edge kinds to follow: imports, references, calls, tests, documents, "
+                    "config, co_change (default: all)")] = None,
+) -> str:
+    res = _call("impact", target=_target(target), depth=depth, kinds=kinds)
+    return _render(format_impact, res)
+
+
+def index_symbols(
+    path: Annotated[str, Field(description="file path (absolute, or relative to the project)")],
+) -> str:
+    res = _call("symbols", path=_local_path(path))
+    return _render(format_symbols, res)
+
+
+def index_status() -> str:
+    res = _call("status")
+    return _render(format_status, res)
+
+
+def index_realm(
+    action: Annotated[Literal["add", "list", "reindex"], Field(
+        description="list realms; add repos to a realm (created if new); reindex a realm, "
+                    "some paths, or everything")] = "list",
+    realm: Annotated[str | None, Field(description="realm name (required for add)")] = None,
+    paths: Annotated[list[str] | None, Field(
+        description="repo folders for add; files/folders for reindex")] = None,
+) -> str:
+    if action == "list":
+        return _render(format_realm, _call("realm.list"))
+    if action == "add":
+        if not realm or not paths:
+            raise ToolFailure("index_realm add needs realm and paths (repo folders)")
+        res = _call("realm.add", realm=realm, paths=[_local_path(p) for p in paths])
+        return _render(format_realm, res)
+    res = _call("reindex", realm=realm, paths=[_local_path(p) for p in paths] if paths else None,
+                wait=False)
+    return _render(format_realm, res)
+
+
+def index_file(
+    path: Annotated[str, Field(description="file to reindex now (absolute, or relative to the "
+                                           "project); inside a configured realm")],
+) -> str:
+    res = _call("reindex", timeout=WAIT_TIMEOUT_S, paths=[_local_path(path)], wait=True)
+    return f"reindexed {path} [{_freshness(res)}]"
+
+
+def index_annotate(
+    target: Annotated[str, Field(description="file 'path' or symbol 'path::Qualified.name'")],
+    text: Annotated[str, Field(description="the note to attach (shown to later searches)")],
+    author: Annotated[str, Field(description="who wrote the note")] = "agent",
+) -> str:
+    res = _call("annotate", target=_target(target), text=text, author=author)
+    return "annotated: " + _render(format_generic, res)
+
+
+def index_changes(
+    repo: Annotated[str, Field(description="repo folder (absolute, or relative to the project)")],
+    since: Annotated[str | None, Field(
+        description="git revision to diff against (default: uncommitted changes vs HEAD)")] = None,
+) -> str:
+    res = _call("changes", repo=_local_path(repo), since=since)
+    return _render(format_impact, res)
+
+
+TOOLS = [
+    (index_search, "Search the code index of the user's repositories. Returns one line per hit: "
+                   "`path:start-end kind symbol — summary` (code with context>0), then a "
+                   "freshness footer. Faster and more precise than grep for definitions."),
+    (index_impact, "What may break if a file or symbol changes: files/symbols that import, call "
+                   "or reference it (transitively up to depth), plus the tests and docs that "
+                   "cover it, ranked by score."),
+    (index_symbols, "Outline of one file: every class/function/method with its line range, in "
+                    "file order."),
+    (index_status, "Index health: per repo file/entry counts, pending changes, staleness, "
+                   "watcher state; plus daemon lag and the semantic model's state."),
+    (index_realm, "Manage realms (named groups of repos): list them, add repo folders (they get "
+                  "indexed and watched), or queue a reindex of a realm or some paths."),
+    (index_file, "Reindex one file right now and wait until it is searchable (use after writing "
+                 "a file when the footer says stale)."),
+    (index_annotate, "Attach a note to a file or symbol (e.g. a finding, a gotcha) so later "
+                     "searches show it."),
+    (index_changes, "Impact of a repo's git diff: the changed symbols (uncommitted, or since a "
+                    "revision) and what they may break, with affected tests and docs."),
+]
+
+
+def _wrap(fn):
+    """ToolFailure -> the SDK's ToolError (is_error=True, our text for the model)."""
+    import functools
+
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    @functools.wraps(fn)
+    def tool(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except ToolFailure as exc:
+            raise ToolError(str(exc)) from None
+
+    return tool
+
+
+def build_server():
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer("indexd", instructions=INSTRUCTIONS, version=__version__,
+                       log_level="WARNING")
+    for fn, description in TOOLS:
+        # Blocking functions: the SDK runs them in a worker thread.
+        server.add_tool(_wrap(fn), name=fn.__name__, description=description,
+                        structured_output=False)
+    return server
+
+
+def main() -> int:
+    # stdout is the protocol: everything we log goes to stderr.
+    logging.basicConfig(stream=sys.stderr, level=os.environ.get("INDEXD_MCP_LOG", "WARNING").upper(),
+                        format="indexd-mcp %(levelname)s %(name)s: %(message)s")
+    try:
+        server = build_server()
+    except ImportError as exc:
+        print(f"indexd mcp: the MCP SDK is missing ({exc}); install it with: "
+              f"pip install 'indexd[mcp]' (or pip install 'mcp>=2')", file=sys.stderr)
+        return 4
+    try:
+        server.run("stdio")
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,104 @@
+"""Impact across the repos of a realm, through the real daemon."""
+
+from __future__ import annotations
+
+import subprocess
+
+from testlib import BIN, GitRepo, settings_with_realm, wait_until
+
+
+def make_realm(tmp_path):
+    lib = GitRepo(tmp_path / "libb")
+    lib.write("src/shapes/__init__.py", "")
+    lib.write("src/shapes/area.py", "def circle_area(r):\n    return 3.14 * r * r\n")
+    lib.commit()
+    app = GitRepo(tmp_path / "appa")
+    app.write("app/main.py", "from shapes.area import circle_area\n\n\ndef report(r):\n    return circle_area(r)\n")
+    app.write("tests/test_main.py", "from app.main import report\n\n\ndef test_report():\n    assert report(1)\n")
+    app.write("tests/test_area.py", "from shapes.area import circle_area\n\n\ndef test_area():\n    assert circle_area(1)\n")
+    app.write("docs/guide.md", "# Guide\n\nUse `circle_area` from [area](../../libb/src/shapes/area.py).\n")
+    app.write("app/__init__.py", "")
+    app.commit()
+    return lib, app
+
+
+def test_impact_across_repos(tmp_path, daemon):
+    lib, app = make_realm(tmp_path)
+    settings_with_realm("work", lib.path, app.path)
+    d = daemon()
+    d.call("status", sync=True, timeout=60)
+    target = str(lib.path / "src/shapes/area.py")
+    res = wait_until(lambda: (r := d.call("impact", target=target, depth=2)) and r["affected"] and r,
+                     timeout=30, what="the graph")
+    affected = {(a["repo"], a["path"], a["symbol"]) for a in res["affected"]}
+    assert (str(app.path), "app/main.py", None) in affected
+    assert (str(app.path), "app/main.py", "report") in affected
+    tests = {(t["path"], t["symbol"]) for t in res["tests"]}
+    assert ("tests/test_area.py", None) in tests or ("tests/test_area.py", "test_area") in tests
+    assert any(t[0] == "tests/test_main.py" for t in tests)  # distance 2, through report()
+    docs = {x["path"] for x in res["docs"]}
+    assert "docs/guide.md" in docs
+    assert res["complete"] is True and "index_lag_s" in res
+    main = next(a for a in res["affected"] if a["path"] == "app/main.py" and a["symbol"] is None)
+    assert main["distance"] == 1 and main["via"][0]["kind"] == "imports" and main["via"][0]["how"] == "resolved"
+
+    sym = d.call("impact", target=f"{target}::circle_area", depth=1, kinds=["references"])
+    assert {(a["path"], a["symbol"]) for a in sym["affected"]} >= {("app/main.py", "report")}
+
+    refs = d.call("refs", target=f"{target}::circle_area")
+    assert {(r["path"], r["line"]) for r in refs["refs"]} >= {("app/main.py", 5), ("tests/test_area.py", 5)}
+
+    deps = d.call("deps", target=str(app.path / "app/main.py"))
+    assert any(x["path"] == "src/shapes/area.py" for x in deps["deps"])
+
+    # incremental: a new importer shows up after a save, without a rebuild
+    app.write("app/extra.py", "from shapes import area\n\n\ndef twice(r):\n    return 2 * area.circle_area(r)\n")
+    d.call("status", sync=True, timeout=30)
+    res = d.call("impact", target=target, depth=1, kinds=["imports"])
+    assert "app/extra.py" in {a["path"] for a in res["affected"]}
+
+    out = subprocess.run([str(BIN / "indexctl"), "impact", target, "--depth", "1"], env=d.env,
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and "app/main.py" in out.stdout and "imports(resolved)" in out.stdout
+
+
+def test_incomplete_when_pending_or_unparseable(tmp_path, daemon):
+    lib, app = make_realm(tmp_path)
+    app.write("app/broken.py", "from shapes.area import circle_area\ndef broken(:\n")
+    app.commit()
+    settings_with_realm("work", lib.path, app.path)
+    d = daemon()
+    d.call("status", sync=True, timeout=60)
+    target = str(lib.path / "src/shapes/area.py")
+    res = wait_until(lambda: (r := d.call("impact", target=target, depth=1)) and r["affected"] and r,
+                     timeout=30, what="the graph")
+    assert res["complete"] is False and "failed to parse" in res["incomplete_reason"]
+    lock = app.path / ".git" / "index.lock"
+    app.rm("app/broken.py")
+    lock.write_text("")
+    app.write("app/more.py", "import os\n")
+    wait_until(lambda: d.call("status")["pending"] >= 1, timeout=20, what="a held change")
+    res = d.call("impact", target=target, depth=1)
+    assert res["complete"] is False and "pending" in res["incomplete_reason"]
+    lock.unlink()
+    d.call("status", sync=True, timeout=30)
+    res = d.call("impact", target=target, depth=1)
+    assert res["complete"] is True
+
+
+def test_changes_on_staged_and_unstaged_edits(tmp_path, daemon):
+    lib, app = make_realm(tmp_path)
+    settings_with_realm("work", lib.path, app.path)
+    d = daemon()
+    d.call("status", sync=True, timeout=60)
+    lib.write("src/shapes/area.py", "def circle_area(r):\n    return 3.14159 * r * r\n")   # unstaged
+    lib.write("src/shapes/perimeter.py", "def circle_perimeter(r):\n    return 6.28 * r\n")
+    lib.repo.index.add("src/shapes/perimeter.py")   # staged new file
+    lib.repo.index.write()
+    d.call("status", sync=True, timeout=30)
+    res = d.call("changes", repo=str(lib.path))
+    changed = {(c["path"], c["symbol"], c["change"]) for c in res["changed"]}
+    assert ("src/shapes/area.py", "circle_area", "modified") in changed
+    assert ("src/shapes/perimeter.py", "circle_perimeter", "added") in changed
+    assert "app/main.py" in {a["path"] for a in res["affected"]}
+    assert {t["path"] for t in res["tests"]} & {"tests/test_area.py", "tests/test_main.py"}
