@@ -85,7 +85,8 @@ def fault_hook(spec: str):
     return hook
 
 
-def run_daemon(settings: Settings | None = None, http: str | None = None, embed: bool = True) -> int:
+def run_daemon(settings: Settings | None = None, http: str | None = None, embed: bool = True,
+               http_allow_remote: bool = False) -> int:
     settings = settings or load_settings()
     try:
         lock_fd = take_instance_lock(settings)
@@ -94,12 +95,13 @@ def run_daemon(settings: Settings | None = None, http: str | None = None, embed:
         return 1
     try:
         setup_logging(settings)
-        return asyncio.run(_serve(settings, http, embed))
+        return asyncio.run(_serve(settings, http, embed, http_allow_remote))
     finally:
         os.close(lock_fd)
 
 
-async def _serve(settings: Settings, http: str | None, embed: bool) -> int:
+async def _serve(settings: Settings, http: str | None, embed: bool,
+                 http_allow_remote: bool = False) -> int:
     from .engine import Engine
     from .server.methods import Methods
     from .server.socket_server import SocketServer
@@ -126,6 +128,25 @@ async def _serve(settings: Settings, http: str | None, embed: bool) -> int:
         log.error("cannot listen: %s", exc.message)
         print(f"indexd: {exc.message}", file=sys.stderr)
         return 1
+    api = None
+    if http:
+        from .server import http_api
+
+        try:
+            host, port = http_api.parse_http_address(http)
+            token = http_api.load_or_create_token(settings)
+            api = http_api.HttpApi(methods, host, port, token, allow_remote=http_allow_remote)
+            await api.start()
+        except IndexdError as exc:
+            log.error("cannot serve http: %s", exc.message)
+            print(f"indexd: {exc.message}", file=sys.stderr)
+            await server.stop()
+            return 1
+        token_file = settings.paths.config_dir / http_api.TOKEN_FILE
+        http_api.publish_endpoint(settings.paths.runtime_dir, api, token_file)
+        log.info("http api url=%s token_file=%s", api.url, token_file)
+        print(f"indexd: REST API on {api.url} (bearer token in {token_file})",
+              file=sys.stderr, flush=True)
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     engine.start()
@@ -135,6 +156,9 @@ async def _serve(settings: Settings, http: str | None, embed: bool) -> int:
           file=sys.stderr, flush=True)
     await stop.wait()
     log.info("daemon stopping")
+    if api is not None:
+        await api.stop()
+        http_api.unpublish_endpoint(settings.paths.runtime_dir)
     await server.stop()
     await asyncio.to_thread(engine.stop)
     try:

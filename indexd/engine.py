@@ -32,6 +32,7 @@ from .errors import IndexNotReady
 from .pipeline import Indexer
 from .errors import ModelUnavailable
 from .query.search import keyword_search
+from .annotations import Annotations
 from .relations import Relations
 from .server.methods import repo_status
 from .store import Store
@@ -85,6 +86,8 @@ class Engine:
         self._event_rules: dict[str, RepoRules] = {}
         self.thread = threading.Thread(target=self._worker, name="indexd-worker", daemon=True)
         self.relations = Relations(store, lambda: self.settings)
+        self.annotations = Annotations(store, lambda: self.settings)
+        self.indexer.before_write = self._before_write
         # Semantic layer: loaded in the background so the socket is up at once.
         self.embed_enabled = embed and settings.embed_model != "off"
         self.enrich_enabled = self.embed_enabled or settings.summarize != "off"
@@ -361,7 +364,6 @@ class Engine:
             return
         self.embedder = embedder
         self.vectors = VectorStage(self.store, embedder, batch=self.settings.embed_batch)
-        self.indexer.before_write = self.vectors.fill_from_cache
         log.info("embedder ready model=%s dim=%s", embedder.model_id, embedder.dim)
 
     def _summary_stage(self):
@@ -390,6 +392,12 @@ class Engine:
             return None
         # While the model loads nothing is semantically searchable yet.
         return missing if self.vectors is not None else max(1, missing)
+
+    def _before_write(self, rows: list[dict]) -> None:
+        """Rows about to be stored: keep valid annotations, reuse cached vectors."""
+        self.annotations.apply(rows)
+        if self.vectors is not None:
+            self.vectors.fill_from_cache(rows)
 
     def _update_graph(self, report, after_rescan: bool) -> None:
         changed = [tuple(k) for k in report.changed_paths]

@@ -130,6 +130,7 @@ class SearchHit:
     snippet: str
     summary: str = ""
     lang: str = ""
+    summary_source: str = ""   # llm | docstring | agent
 
     def to_json(self) -> dict:
         return {
@@ -137,5 +138,6 @@ class SearchHit:
             "symbol": self.symbol, "kind": self.kind,
             "start_line": self.start_line, "end_line": self.end_line,
             "score": round(self.score, 6), "match": list(self.match),
-            "snippet": self.snippet, "summary": self.summary, "lang": self.lang,
+            "snippet": self.snippet, "summary": self.summary,
+            "summary_source": self.summary_source, "lang": self.lang,
         }

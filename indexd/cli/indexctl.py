@@ -22,7 +22,7 @@ from . import render
 EXIT_OK, EXIT_EMPTY, EXIT_USAGE, EXIT_UNREACHABLE, EXIT_ERROR = 0, 1, 2, 3, 4
 # Methods that still answer from the store when the daemon is down.
 LOCAL_OK = {"search", "symbols", "status", "realm.add", "realm.remove", "realm.list",
-            "impact", "deps", "refs", "changes", "graph.export"}
+            "impact", "deps", "refs", "changes", "graph.export", "annotate", "annotations"}
 
 
 def _json_flag(p: argparse.ArgumentParser) -> None:
@@ -100,6 +100,15 @@ def _parser() -> argparse.ArgumentParser:
     ge.add_argument("--scope", help="a realm, or a path (repo or folder or file)")
     _json_flag(ge)
 
+    an = sub.add_parser("annotate", help="attach a note to a file, symbol (path::Sym) or edge ('a -> b')")
+    an.add_argument("target")
+    an.add_argument("text")
+    an.add_argument("--author", default="user")
+    _json_flag(an)
+    al = sub.add_parser("annotations", help="list notes (optionally of one file), with stale flags")
+    al.add_argument("path", nargs="?")
+    _json_flag(al)
+
     sd = sub.add_parser("shutdown", help="stop the daemon")
     _json_flag(sd)
 
@@ -107,6 +116,14 @@ def _parser() -> argparse.ArgumentParser:
     sv.add_argument("action", choices=["install", "uninstall", "status"])
     sv.add_argument("--dry-run", action="store_true", help="print what would be written")
     _json_flag(sv)
+
+    hk = sub.add_parser("hooks", help="git hooks that tell the daemon about commits and checkouts")
+    hk.add_argument("action", choices=["install", "uninstall", "status"])
+    hk.add_argument("repo", nargs="?", default=".", help="the git repository (default: .)")
+    _json_flag(hk)
+
+    dr = sub.add_parser("doctor", help="check the daemon, socket, limits, store, models, service")
+    _json_flag(dr)
     return p
 
 
@@ -178,6 +195,14 @@ def dispatch(args) -> int:
         else:
             print(result["text"])
         return EXIT_OK
+    if args.cmd == "annotate":
+        path, sep, sym = args.target.partition("::")
+        target = _abs_target(path) + sep + sym if " -> " not in args.target else args.target
+        result = call(settings, "annotate", {"target": target, "text": args.text, "author": args.author})
+        return _emit(args, result, render.generic)
+    if args.cmd == "annotations":
+        params = {"path": _abs_target(args.path)} if args.path else {}
+        return _emit(args, call(settings, "annotations", params), render.annotations)
     if args.cmd == "shutdown":
         return _emit(args, call(settings, "shutdown", {}), render.generic)
     if args.cmd == "service":
@@ -185,6 +210,14 @@ def dispatch(args) -> int:
 
         return _emit(args, service_command(settings, args.action, dry_run=args.dry_run),
                      render.generic)
+    if args.cmd == "hooks":
+        from .. import hooks
+
+        action = {"install": hooks.install_hooks, "uninstall": hooks.uninstall_hooks,
+                  "status": hooks.hooks_status}[args.action]
+        return _emit(args, action(args.repo), _render_hooks)
+    if args.cmd == "doctor":
+        return _doctor(settings, args)
     return EXIT_USAGE
 
 
@@ -195,6 +228,36 @@ def _abs_target(target: str) -> str:
     if not p.is_absolute() and p.exists():
         path = str(p.resolve())
     return path + sep + symbol
+
+
+def _render_hooks(result: dict) -> None:
+    print(f"{result.get('repo')}: hooks in {result['hooks_dir']} ({result['hooks_dir_from']})")
+    for h in result["hooks"]:
+        state = h.get("action") or ("installed" if h["installed"] else
+                                    "other hook" if h.get("other_hook") else "not installed")
+        if h.get("installed") and not h.get("current"):
+            state += ", outdated"
+        chained = f" (chains {h['chained']})" if h.get("chained") else ""
+        print(f"  {h['name']:14} {state}{chained}")
+        if h.get("note"):
+            print(f"    {h['note']}")
+    if result.get("note"):
+        print(result["note"])
+
+
+def _doctor(settings, args) -> int:
+    from ..doctor import FAIL, run_checks, summary
+
+    checks = run_checks(settings)
+    if args.json:
+        print(json.dumps(summary(checks), indent=2))
+    else:
+        marks = {"ok": "✓", "warn": "!", "fail": "✗", "skip": "-"}
+        for c in checks:
+            print(f"{marks.get(c.status, '?')} {c.name}: {c.detail}")
+            if c.status != "ok" and c.fix:
+                print(f"    fix: {c.fix}")
+    return EXIT_ERROR if any(c.status == FAIL for c in checks) else EXIT_OK
 
 
 def _emit(args, result: dict, human) -> int:

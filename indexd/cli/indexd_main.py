@@ -28,6 +28,7 @@ def _parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run the daemon in the foreground")
     run.add_argument("--json", action="store_true", help="log JSON lines to stderr")
     run.add_argument("--http", help="also serve the REST API on HOST:PORT (loopback)")
+    run.add_argument("--http-allow-remote", action="store_true", help="allow a non-loopback --http host")
     run.add_argument("--no-embed", action="store_true", help="keyword only: do not load the model")
     rs = sub.add_parser("reset", help="delete the index (config and caches are kept)")
     rs.add_argument("--yes", action="store_true", help="do not ask")
@@ -46,7 +47,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.cmd == "run":
             from ..daemon import run_daemon
 
-            return run_daemon(load_settings(), http=args.http, embed=not args.no_embed)
+            return run_daemon(load_settings(), http=args.http, embed=not args.no_embed,
+                              http_allow_remote=args.http_allow_remote)
         if args.cmd == "reset":
             return cmd_reset(args)
         if args.cmd == "mcp":

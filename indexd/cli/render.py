@@ -186,3 +186,12 @@ def changes(result: dict) -> None:
     for ch in changed:
         print(f"  {ch['change']:8} {_where(ch)}")
     impact({"target": "the change", **result})
+
+
+def annotations(result: dict) -> None:
+    for a in result.get("annotations", []):
+        where = a["path"] + (f"::{a['symbol']}" if a.get("symbol") else "")
+        if a.get("other"):
+            where += f" -> {a['other']}"
+        flag = _c("33", " (stale)") if a.get("stale") else ""
+        print(f"{_c('35', where)}{flag} {dim(a['author'])}\n    {a['text']}")

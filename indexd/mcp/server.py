@@ -25,7 +25,11 @@ import sys
 import time
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+try:
+    from pydantic import Field      # comes with the MCP SDK
+except ImportError:                 # main() says how to install it
+    def Field(*args, **kwargs):     # noqa: N802
+        return None
 
 from .. import __version__
 from ..errors import (DaemonNotRunning, IndexdError, MethodNotFound,
@@ -77,8 +81,8 @@ def _call(method: str, timeout: float = CALL_TIMEOUT_S, **params: Any) -> dict:
     except DaemonNotRunning:
         raise ToolFailure(
             f"the indexd daemon is not running (no daemon at {path}). Start it with "
-            f"`indexd run` (or enable the service: systemctl --user enable --now indexd), "
-            f"then retry.") from None
+            f"`indexd run` in a terminal (or install the user service once: "
+            f"`indexctl service install`), then retry.") from None
     except (MethodNotFound, NotImplementedYet) as exc:
         raise ToolFailure(f"indexd {method}: not available in this daemon yet: {exc.message}") from None
     except RequestTimeout as exc:
@@ -445,17 +449,19 @@ TOOLS = [
 
 
 def _wrap(fn):
-    """ToolFailure -> the SDK's ToolError (is_error=True, our text for the model)."""
+    """ToolFailure -> a CallToolResult with is_error=True and just our text (a
+    raised ToolError would get the SDK's "Error executing tool ..." prefix)."""
     import functools
 
-    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.types import CallToolResult, TextContent
 
     @functools.wraps(fn)
     def tool(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
         except ToolFailure as exc:
-            raise ToolError(str(exc)) from None
+            log.info("%s: %s", fn.__name__, exc)
+            return CallToolResult(content=[TextContent(type="text", text=str(exc))], is_error=True)
 
     return tool
 

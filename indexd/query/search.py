@@ -21,7 +21,7 @@ MAX_LIMIT = 500
 # "function" is what people type for methods too.
 KIND_ALIASES = {"function": ("function", "method"), "symbol": None}
 RESULT_COLUMNS = ["realm", "repo", "path", "lang", "kind", "name", "qualname", "start_line",
-                  "end_line", "signature", "doc", "summary", "body"]
+                  "end_line", "signature", "doc", "summary", "summary_source", "body"]
 
 
 @dataclass(frozen=True)
@@ -178,7 +178,8 @@ def hit_from_row(row: dict, score: float, match: tuple) -> SearchHit:
         realm=row.get("realm") or "", repo=row.get("repo") or "", path=row.get("path") or "",
         symbol=symbol, kind=kind, start_line=int(row.get("start_line") or 1),
         end_line=int(row.get("end_line") or 1), score=score, match=match,
-        snippet=snippet(row), summary=summary(row), lang=row.get("lang") or "")
+        snippet=snippet(row), summary=summary(row), lang=row.get("lang") or "",
+        summary_source=row.get("summary_source") or ("docstring" if row.get("doc") else ""))
 
 
 def snippet(row: dict) -> str:

@@ -34,6 +34,7 @@ class Methods:
             "initialize": self.initialize, "search": self.search, "symbols": self.symbols,
             "status": self.status, "impact": self.impact, "deps": self.deps,
             "refs": self.refs, "changes": self.changes, "graph.export": self.graph_export,
+            "annotate": self.annotate, "annotations": self.annotations,
             "realm.add": self.realm_add, "realm.remove": self.realm_remove,
             "realm.list": self.realm_list, "reindex": self.reindex,
             "subscribe": self.subscribe, "shutdown": self.shutdown,
@@ -120,6 +121,24 @@ class Methods:
                 await self.engine.sync(timeout=float(params.get("timeout", 10)))
             return await asyncio.to_thread(self.engine.status)
         return store_status(self.settings, self.store) | {"daemon": None}
+
+    # -- annotations ---------------------------------------------------------
+    def _annotations(self):
+        if self.engine is not None:
+            return self.engine.annotations
+        from ..annotations import Annotations
+
+        return Annotations(self.store, lambda: self.settings)
+
+    async def annotate(self, params, conn) -> dict:
+        target, text = params.get("target"), params.get("text")
+        if not isinstance(target, str) or not isinstance(text, str):
+            raise InvalidParams("annotate needs 'target' (path, path::Symbol or 'a -> b') and 'text'")
+        return await asyncio.to_thread(self._annotations().annotate, target, text,
+                                       params.get("author") or "agent")
+
+    async def annotations(self, params, conn) -> dict:
+        return await asyncio.to_thread(self._annotations().list, params.get("path"))
 
     # -- relationships (graph) ---------------------------------------------
     async def _graph(self, name: str, **kw) -> dict:

@@ -140,6 +140,7 @@ class Store:
         self.dim = self.entries.schema.field("vector").type.list_size
         self.vector_cache = self._table(f"vector_cache_{self.dim}", S.vector_cache_schema(self.dim), names)
         self.summary_cache = self._table("summary_cache", S.SUMMARY_CACHE, names)
+        self.annotations = self._table("annotations", S.ANNOTATIONS, names)
 
     def _table_names(self) -> list[str]:
         try:
@@ -318,7 +319,7 @@ class Store:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             for table in (self.entries, self.links, self.files, self.meta, self.vector_cache,
-                          self.summary_cache):
+                          self.summary_cache, self.annotations):
                 table.optimize(cleanup_older_than=older)
 
     def stats(self) -> dict:
@@ -475,6 +476,19 @@ class Store:
         for start in range(0, len(drop), 500):
             self.vector_cache.delete(_in_list("embed_hash", drop[start:start + 500]))
         return len(drop)
+
+    # -- annotations (agents' and people's notes; precious, never derived) ---
+    def put_annotation(self, row: dict) -> None:
+        with self.lock.write():
+            self.annotations.delete(f"id = {_sql(row['id'])}")
+            self.annotations.add(pa.Table.from_pylist([row], schema=S.ANNOTATIONS))
+
+    def annotations_for(self, where: str | None = None) -> list[dict]:
+        query = self.annotations.search()
+        if where:
+            query = query.where(where)
+        with self.lock.read():
+            return query.limit(None).to_list()
 
     @staticmethod
     def destroy(path: Path) -> None:

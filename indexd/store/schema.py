@@ -89,6 +89,20 @@ SUMMARY_CACHE = pa.schema([
     pa.field("used_at", pa.float64()),
 ])
 
+ANNOTATIONS = pa.schema([
+    pa.field("id", pa.string(), nullable=False),       # hash of the target
+    pa.field("realm", pa.string()),
+    pa.field("repo", pa.string()),
+    pa.field("path", pa.string()),
+    pa.field("symbol", pa.string()),                   # qualified name; null for a file
+    pa.field("target_kind", pa.string()),              # file | symbol | edge
+    pa.field("other", pa.string()),                    # edges: the other end ("path::sym")
+    pa.field("text", pa.string()),
+    pa.field("author", pa.string()),
+    pa.field("content_hash", pa.string()),             # of the target when annotated
+    pa.field("created_at", pa.float64()),
+])
+
 META = pa.schema([
     pa.field("key", pa.string(), nullable=False),
     pa.field("value", pa.string()),

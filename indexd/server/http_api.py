@@ -1,0 +1,722 @@
+"""The loopback REST API: HTTP/1.1 + JSON over the same `Methods` as the socket.
+
+``indexd run --http HOST:PORT`` starts it next to the socket server. Stdlib
+only (``asyncio.start_server`` and a minimal request parser): no framework,
+nothing to download. Every request is answered by ``Methods.call``, so each
+method has exactly one implementation whoever asks.
+
+Endpoints (all JSON; see ``GET /api/v1/openapi.json``):
+
+    GET       /api/v1/health          no auth   {"ok": true}
+    GET       /api/v1/openapi.json    no auth   the OpenAPI 3.0 document
+    POST      /api/v1/search          the seeds' search shape, mapped to `search`
+    POST      /api/v1/impact          {target, depth, kinds} -> `impact`
+    GET|POST  /api/v1/status          -> `status`
+    POST      /api/v1/rpc/{method}    the method's named params as the body
+
+Everything but health and the document needs ``Authorization: Bearer TOKEN``;
+the token lives in ``config_dir/http_token`` (0600, see `load_or_create_token`).
+Errors are ``{"error": {code, message, data}}`` with the JSON-RPC code of the
+typed error and an HTTP status from `http_status`.
+
+Binding is loopback only (127.0.0.0/8, ::1, localhost) unless the caller
+passes ``allow_remote=True`` (``--http-allow-remote``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import ipaddress
+import json
+import logging
+import os
+import secrets
+import stat
+from pathlib import Path
+
+from ..errors import (ConfigError, IndexdError, IndexNotReady, InvalidParams, MethodNotFound,
+                      ModelUnavailable, NotImplementedYet, ParseError, ProtocolError, RealmError)
+
+log = logging.getLogger(__name__)
+
+API = "/api/v1"
+TOKEN_FILE = "http_token"
+ENDPOINT_FILE = "http.json"
+MAX_BODY = 1 << 20
+MAX_HEADER_BYTES = 16 << 10
+MAX_HEADERS = 100
+HEADER_TIMEOUT_S = 30.0
+BODY_TIMEOUT_S = 30.0
+KEEPALIVE_TIMEOUT_S = 30.0
+SEARCH_TYPES = {"fts": "keyword", "keyword": "keyword", "semantic": "semantic",
+                "graph": "hybrid", "hybrid": "hybrid"}   # graph -> hybrid until the graph lands
+SEARCH_FILTERS = ("realm", "repo", "kind", "lang", "path")
+DEFAULT_CONTEXT_WINDOW = 3
+_REASONS = {200: "OK", 204: "No Content", 400: "Bad Request", 401: "Unauthorized",
+            404: "Not Found", 405: "Method Not Allowed", 408: "Request Timeout",
+            411: "Length Required", 413: "Content Too Large", 431: "Request Header Fields Too Large",
+            500: "Internal Server Error", 501: "Not Implemented", 503: "Service Unavailable",
+            505: "HTTP Version Not Supported"}
+
+
+# ------------------------------------------------------------ token, binding
+
+def load_or_create_token(settings) -> str:
+    """The bearer token, created once (0600, O_EXCL) in the config directory.
+
+    An existing file readable or writable by group/other is refused: the fix
+    is a chmod, and the error says so.
+    """
+    path = Path(settings.paths.config_dir) / TOKEN_FILE
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    token = secrets.token_urlsafe(32)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                     0o600)
+    except FileExistsError:
+        return _read_token(path)
+    try:
+        os.write(fd, (token + "\n").encode())
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return token
+
+
+def _read_token(path: Path) -> str:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the HTTP token: {exc.strerror}; "
+                          f"delete it to make a new one", {"path": str(path)}) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise ConfigError(f"{path} is not a regular file; delete it to make a new token",
+                              {"path": str(path)})
+        if st.st_uid != os.getuid():
+            raise ConfigError(f"{path} belongs to uid {st.st_uid}, not to you; delete it to "
+                              f"make a new token", {"path": str(path)})
+        mode = stat.S_IMODE(st.st_mode)
+        if mode & 0o077:
+            raise ConfigError(f"{path} is accessible by other users (mode {mode:04o}); fix it "
+                              f"with: chmod 600 {path}", {"path": str(path), "mode": f"{mode:04o}"})
+        token = os.read(fd, 4096).decode("utf-8", "replace").strip()
+    finally:
+        os.close(fd)
+    if len(token) < 16:
+        raise ConfigError(f"{path} holds no usable token; delete it to make a new one",
+                          {"path": str(path)})
+    return token
+
+
+def parse_http_address(value: str) -> tuple[str, int]:
+    """``HOST:PORT``, ``[::1]:PORT`` or ``:PORT`` (127.0.0.1) -> (host, port)."""
+    host, sep, port = (value or "").strip().rpartition(":")
+    if not sep or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise ConfigError(f"--http wants HOST:PORT (e.g. 127.0.0.1:7878), not {value!r}")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    return host or "127.0.0.1", int(port)
+
+
+def is_loopback(host: str) -> bool:
+    if host.lower() in ("localhost", "localhost."):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def http_status(exc: BaseException) -> int:
+    if isinstance(exc, (InvalidParams, ParseError, ConfigError)):
+        return 400          # ConfigError from a request: a bad realm name and the like
+    if isinstance(exc, (RealmError, MethodNotFound)):
+        return 404
+    if isinstance(exc, ProtocolError):
+        return 400
+    if isinstance(exc, (IndexNotReady, ModelUnavailable)):
+        return 503
+    if isinstance(exc, NotImplementedYet):
+        return 501
+    return 500
+
+
+class HttpError(Exception):
+    """An answer decided by the HTTP layer itself (not by a method)."""
+
+    def __init__(self, status: int, message: str, code: int = -32600, data: dict | None = None,
+                 headers: dict | None = None):
+        super().__init__(message)
+        self.status, self.message, self.code = status, message, code
+        self.data = dict(data or {})
+        self.headers = headers or {}
+
+    def body(self) -> dict:
+        return {"error": {"code": self.code, "message": self.message,
+                          "data": {"type": "HttpError", "retryable": False, "status": self.status}
+                          | self.data}}
+
+
+# ------------------------------------------------------------------ server
+
+class HttpApi:
+    def __init__(self, methods, host: str, port: int, token: str, allow_remote: bool = False,
+                 max_body: int = MAX_BODY):
+        if not allow_remote and not is_loopback(host):
+            raise ConfigError(
+                f"refusing to serve the REST API on {host!r}: it is not a loopback address "
+                f"(127.0.0.1, ::1, localhost). Anyone who can reach it and steals the token can "
+                f"read your code; if you mean it, add --http-allow-remote",
+                {"host": host})
+        if not token:
+            raise ConfigError("the REST API needs a token")
+        self.methods = methods
+        self.host = host
+        self.port = port
+        self.allow_remote = allow_remote
+        self.max_body = max_body
+        self._token = token.encode()
+        self._server: asyncio.base_events.Server | None = None
+        self._writers: set[asyncio.StreamWriter] = set()
+        self._openapi: bytes | None = None
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}{API}"
+
+    async def start(self) -> None:
+        try:
+            self._server = await asyncio.start_server(self._on_connect, self.host, self.port,
+                                                      limit=MAX_HEADER_BYTES, reuse_address=True)
+        except OSError as exc:
+            raise ConfigError(f"cannot serve the REST API on {self.host}:{self.port}: "
+                              f"{exc.strerror or exc}", {"host": self.host, "port": self.port}) from None
+        socks = self._server.sockets or []
+        if socks:
+            self.port = socks[0].getsockname()[1]
+        log.info("http api listening url=%s", self.url)
+
+    async def stop(self) -> None:
+        if self._server is None:
+            return
+        self._server.close()
+        for w in list(self._writers):
+            w.close()
+        try:
+            await asyncio.wait_for(self._server.wait_closed(), 5)
+        except (asyncio.TimeoutError, Exception):  # noqa: BLE001 - shutting down anyway
+            pass
+        self._server = None
+
+    # -------------------------------------------------------- connections
+
+    async def _on_connect(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
+        self._writers.add(writer)
+        try:
+            first = True
+            while True:
+                keep = await self._one_request(reader, writer, first)
+                first = False
+                if not keep:
+                    break
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.TimeoutError):
+            pass
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # noqa: BLE001 - never let one connection hurt the daemon
+            log.exception("http connection failed")
+        finally:
+            self._writers.discard(writer)
+            writer.close()
+
+    async def _one_request(self, reader, writer, first: bool) -> bool:
+        """Read, answer; True to keep the connection for another request."""
+        timeout = HEADER_TIMEOUT_S if first else KEEPALIVE_TIMEOUT_S
+        try:
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), timeout)
+        except asyncio.IncompleteReadError as exc:
+            if exc.partial.strip():
+                await self._send_error(writer, HttpError(400, "incomplete request"), False)
+            return False
+        except asyncio.LimitOverrunError:
+            await self._send_error(writer, HttpError(431, "request headers too large"), False)
+            return False
+        except asyncio.TimeoutError:
+            return False
+        try:
+            method, target, version, headers = _parse_head(head)
+        except HttpError as err:
+            await self._send_error(writer, err, False)
+            return False
+        keep = _keep_alive(version, headers)
+        length = 0
+        try:
+            length = _content_length(headers)
+            status, body, extra = await self._dispatch(method, target, headers, length, reader)
+        except HttpError as err:
+            # A body we did not read leaves the stream unframed: close.
+            await self._send_error(writer, err, keep and length == 0)
+            return keep and length == 0
+        except asyncio.TimeoutError:
+            await self._send_error(writer, HttpError(408, "timed out reading the request body"),
+                                   False)
+            return False
+        await self._send(writer, status, body, keep, extra)
+        return keep
+
+    async def _dispatch(self, method: str, target: str, headers: dict, length: int, reader):
+        path = target.split("?", 1)[0].split("#", 1)[0]
+        if len(path) > 1:
+            path = path.rstrip("/")
+        route, allowed, rpc_name = _route(path)
+        if route is None:
+            raise HttpError(404, f"no such endpoint: {path}", data={"path": path})
+        if route not in ("health", "openapi"):
+            self._check_auth(headers)
+        if method not in allowed:
+            raise HttpError(405, f"{method} is not allowed on {path}; use {', '.join(allowed)}",
+                            data={"allow": list(allowed)}, headers={"Allow": ", ".join(allowed)})
+        if length > self.max_body:
+            raise HttpError(413, f"request body too large: {length} bytes (max {self.max_body})",
+                            data={"max_body": self.max_body})
+        raw = b""
+        if length:
+            raw = await asyncio.wait_for(reader.readexactly(length), BODY_TIMEOUT_S)
+        if route == "health":
+            return 200, {"ok": True}, {}
+        if route == "openapi":
+            return 200, self.openapi_bytes(), {}
+        body = _json_body(raw) if method == "POST" else {}
+        try:
+            if route == "search":
+                result = await self.methods.call("search", search_params(body))
+            elif route == "impact":
+                result = await self.methods.call("impact", impact_params(body))
+            elif route == "status":
+                result = await self.methods.call("status", body)
+            else:
+                result = await self.methods.call(rpc_name, body)
+        except HttpError:
+            raise
+        except IndexdError as exc:
+            return http_status(exc), {"error": exc.to_rpc()}, {}
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a bug in a handler: 500, logged
+            log.exception("http %s %s failed", method, path)
+            err = IndexdError(f"internal error: {type(exc).__name__}: {exc}")
+            return 500, {"error": err.to_rpc()}, {}
+        return 200, result, {}
+
+    def _check_auth(self, headers: dict) -> None:
+        value = headers.get("authorization", "")
+        scheme, _, given = value.partition(" ")
+        ok = scheme.lower() == "bearer" and hmac.compare_digest(
+            given.strip().encode("utf-8", "surrogateescape"), self._token)
+        if not ok:
+            raise HttpError(401, "missing or wrong bearer token (Authorization: Bearer TOKEN; "
+                            "the token is in the http_token file of the config directory)",
+                            headers={"WWW-Authenticate": 'Bearer realm="indexd"'})
+
+    def openapi_bytes(self) -> bytes:
+        if self._openapi is None:
+            self._openapi = json.dumps(openapi_document(sorted(self.methods.table))).encode()
+        return self._openapi
+
+    # -------------------------------------------------------------- writing
+
+    async def _send_error(self, writer, err: HttpError, keep: bool) -> None:
+        await self._send(writer, err.status, err.body(), keep, err.headers)
+
+    async def _send(self, writer, status: int, body, keep: bool, extra: dict) -> None:
+        if isinstance(body, bytes):
+            data = body
+        else:
+            try:
+                data = json.dumps(body, ensure_ascii=False, default=str).encode("utf-8")
+            except (TypeError, ValueError) as exc:
+                log.exception("http response not JSON-serialisable")
+                status = 500
+                data = json.dumps({"error": IndexdError(f"internal error: {exc}").to_rpc()}).encode()
+        head = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Error')}",
+                "Content-Type: application/json; charset=utf-8",
+                f"Content-Length: {len(data)}",
+                "Cache-Control: no-store",
+                "X-Content-Type-Options: nosniff",
+                f"Connection: {'keep-alive' if keep else 'close'}"]
+        head += [f"{k}: {v}" for k, v in extra.items()]
+        writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + data)
+        await writer.drain()
+
+
+# ------------------------------------------------------------- request bits
+
+def _parse_head(head: bytes) -> tuple[str, str, str, dict]:
+    try:
+        text = head.decode("latin-1")
+    except UnicodeDecodeError:  # pragma: no cover - latin-1 decodes anything
+        raise HttpError(400, "undecodable request head") from None
+    lines = text.split("\r\n")
+    while lines and not lines[0]:          # tolerate stray CRLFs between requests
+        lines.pop(0)
+    parts = lines[0].split(" ") if lines else []
+    if len(parts) != 3 or not parts[0].isalpha() or not parts[1]:
+        raise HttpError(400, "malformed request line")
+    method, target, version = parts
+    if version not in ("HTTP/1.1", "HTTP/1.0"):
+        raise HttpError(505, f"unsupported protocol {version!r}; use HTTP/1.1")
+    headers: dict[str, str] = {}
+    for line in lines[1:]:
+        if not line:
+            continue
+        name, sep, value = line.partition(":")
+        if not sep or not name or name != name.strip() or " " in name:
+            raise HttpError(400, "malformed header line")
+        key = name.lower()
+        if key in headers and key in ("content-length", "authorization", "host"):
+            raise HttpError(400, f"duplicate {name} header")
+        headers[key] = value.strip()
+        if len(headers) > MAX_HEADERS:
+            raise HttpError(431, "too many headers")
+    return method.upper(), target, version, headers
+
+
+def _keep_alive(version: str, headers: dict) -> bool:
+    conn = headers.get("connection", "").lower()
+    if version == "HTTP/1.0":
+        return "keep-alive" in conn
+    return "close" not in conn
+
+
+def _content_length(headers: dict) -> int:
+    if "transfer-encoding" in headers:
+        raise HttpError(411, "chunked request bodies are not supported; send Content-Length")
+    value = headers.get("content-length")
+    if value is None:
+        return 0
+    if not value.isdigit():
+        raise HttpError(400, f"bad Content-Length {value!r}")
+    return int(value)
+
+
+def _route(path: str) -> tuple[str | None, tuple[str, ...], str | None]:
+    if not path.startswith(API + "/"):
+        return None, (), None
+    rest = path[len(API) + 1:]
+    simple = {"health": ("GET",), "openapi.json": ("GET",), "search": ("POST",),
+              "impact": ("POST",), "status": ("GET", "POST")}
+    if rest in simple:
+        return ("openapi" if rest == "openapi.json" else rest), simple[rest], None
+    if rest.startswith("rpc/") and len(rest) > 4 and "/" not in rest[4:]:
+        return "rpc", ("POST",), rest[4:]
+    return None, (), None
+
+
+def _json_body(raw: bytes) -> dict:
+    if not raw.strip():
+        return {}
+    # Content-Type is not enforced (curl -d sends a form type): the body is
+    # JSON or it is a 400. Browsers cannot add the bearer header cross-site
+    # without a preflight this server never grants, so this opens no CSRF.
+    try:
+        body = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise HttpError(400, f"malformed JSON body: {exc}", code=ParseError.code) from None
+    if not isinstance(body, dict):
+        raise HttpError(400, "the body must be a JSON object with named fields",
+                        code=InvalidParams.code)
+    return body
+
+
+# ---------------------------------------------------------- request mapping
+
+def search_params(body: dict) -> dict:
+    """The seeds' search request -> the `search` method's params."""
+    known = {"query", "search_type", "filters", "limit", "include_context", "context_window",
+             "sync"}
+    unknown = set(body) - known
+    if unknown:
+        raise InvalidParams(f"unknown search fields: {', '.join(sorted(unknown))}",
+                            {"known": sorted(known)})
+    params: dict = {"query": body.get("query")}
+    st = body.get("search_type")
+    if st is not None:
+        if not isinstance(st, str) or st not in SEARCH_TYPES:
+            raise InvalidParams("search_type must be fts, semantic, graph or hybrid")
+        params["mode"] = SEARCH_TYPES[st]
+    filters = body.get("filters")
+    if filters is not None:
+        if not isinstance(filters, dict):
+            raise InvalidParams("filters must be an object")
+        bad = set(filters) - set(SEARCH_FILTERS)
+        if bad:
+            raise InvalidParams(f"unknown filters: {', '.join(sorted(bad))}",
+                                {"known": list(SEARCH_FILTERS)})
+        for name in SEARCH_FILTERS:
+            value = filters.get(name)
+            if value is None:
+                continue
+            if name in ("kind", "lang") and isinstance(value, list) and value \
+                    and all(isinstance(v, str) for v in value):
+                value = ",".join(value)
+            if not isinstance(value, str):
+                raise InvalidParams(f"filters.{name} must be a string"
+                                    + (" or a list of strings" if name in ("kind", "lang") else ""))
+            params[name] = value
+    if "limit" in body and body["limit"] is not None:
+        if isinstance(body["limit"], bool):
+            raise InvalidParams("limit must be an integer")
+        params["limit"] = body["limit"]
+    include = body.get("include_context", False)
+    if not isinstance(include, bool):
+        raise InvalidParams("include_context must be a boolean")
+    window = body.get("context_window")
+    if window is not None and (isinstance(window, bool) or not isinstance(window, int)):
+        raise InvalidParams("context_window must be an integer")
+    if include:
+        params["context"] = DEFAULT_CONTEXT_WINDOW if window is None else window
+    if body.get("sync") is not None:
+        if not isinstance(body["sync"], bool):
+            raise InvalidParams("sync must be a boolean")
+        params["sync"] = body["sync"]
+    return params
+
+
+def impact_params(body: dict) -> dict:
+    known = {"target", "depth", "kinds"}
+    unknown = set(body) - known
+    if unknown:
+        raise InvalidParams(f"unknown impact fields: {', '.join(sorted(unknown))}",
+                            {"known": sorted(known)})
+    target = body.get("target")
+    if not isinstance(target, str) or not target:
+        raise InvalidParams("impact needs 'target' (a path or a symbol)")
+    params: dict = {"target": target}
+    if body.get("depth") is not None:
+        depth = body["depth"]
+        if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
+            raise InvalidParams("depth must be a positive integer")
+        params["depth"] = depth
+    if body.get("kinds") is not None:
+        kinds = body["kinds"]
+        if not isinstance(kinds, list) or not all(isinstance(k, str) for k in kinds):
+            raise InvalidParams("kinds must be a list of strings")
+        params["kinds"] = kinds
+    return params
+
+
+def publish_endpoint(runtime_dir: Path, api: HttpApi, token_file: Path) -> Path:
+    """Write runtime_dir/http.json ({url, host, port, pid, token_file}, 0600):
+    how clients (and tests) find a server started on port 0."""
+    path = Path(runtime_dir) / ENDPOINT_FILE
+    tmp = path.with_suffix(".json.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+    with os.fdopen(fd, "w") as fh:
+        json.dump({"url": api.url, "host": api.host, "port": api.port, "pid": os.getpid(),
+                   "token_file": str(token_file)}, fh)
+    os.replace(tmp, path)
+    return path
+
+
+def unpublish_endpoint(runtime_dir: Path) -> None:
+    path = Path(runtime_dir) / ENDPOINT_FILE
+    try:
+        if json.loads(path.read_text()).get("pid") == os.getpid():
+            path.unlink()
+    except (OSError, ValueError):
+        pass
+
+
+# ------------------------------------------------------------------ OpenAPI
+
+_STR = {"type": "string"}
+_STRS = {"type": "array", "items": {"type": "string"}}
+_OBJ = {"type": "object", "additionalProperties": True}
+
+# Named params of each method (the rpc/{method} bodies).
+RPC_PARAMS: dict[str, dict] = {
+    "initialize": {"type": "object", "properties": {}, "additionalProperties": True},
+    "search": {"type": "object", "required": ["query"], "additionalProperties": False,
+               "properties": {
+                   "query": {"type": "string", "minLength": 1},
+                   "realm": _STR, "repo": _STR,
+                   "kind": {"type": "string", "description": "comma-separated kinds"},
+                   "lang": {"type": "string", "description": "comma-separated languages"},
+                   "path": {"type": "string", "description": "glob over repo-relative paths"},
+                   "limit": {"type": "integer", "minimum": 1, "maximum": 500},
+                   "mode": {"type": "string", "enum": ["keyword", "semantic", "hybrid"]},
+                   "context": {"type": "integer", "minimum": 0, "maximum": 50},
+                   "sync": {"type": "boolean"},
+                   "timeout": {"type": "number", "minimum": 0, "maximum": 30}}},
+    "symbols": {"type": "object", "required": ["path"], "properties": {
+        "path": {"type": "string", "minLength": 1,
+                 "description": "absolute path, or repo-relative with realm and repo"},
+        "realm": _STR, "repo": _STR}},
+    "status": {"type": "object", "properties": {}},
+    "impact": {"type": "object", "required": ["target"], "properties": {
+        "target": {"type": "string", "minLength": 1}, "depth": {"type": "integer", "minimum": 1},
+        "kinds": _STRS}},
+    "realm.add": {"type": "object", "required": ["realm", "paths"], "properties": {
+        "realm": _STR, "paths": _STRS}},
+    "realm.remove": {"type": "object", "required": ["realm"], "properties": {
+        "realm": _STR, "paths": _STRS}},
+    "realm.list": {"type": "object", "properties": {}},
+    "reindex": {"type": "object", "properties": {
+        "paths": _STRS, "realm": _STR, "wait": {"type": "boolean"}}},
+    "subscribe": {"type": "object", "properties": {},
+                  "description": "socket only: answers 501 over HTTP"},
+    "shutdown": {"type": "object", "properties": {}},
+}
+
+RPC_SUMMARIES = {
+    "initialize": "Protocol version, server version and capabilities",
+    "search": "Search the index (the socket method's params)",
+    "symbols": "Outline of one file: its symbols in order",
+    "status": "Daemon, realm, queue and store status",
+    "impact": "What depends on a file or symbol",
+    "realm.add": "Add repositories to a realm (created if new)",
+    "realm.remove": "Remove repositories, or a whole realm",
+    "realm.list": "Realms and their repositories",
+    "reindex": "Queue files, a realm or everything for re-indexing",
+    "subscribe": "Status notifications (socket only)",
+    "shutdown": "Stop the daemon",
+}
+
+
+def _schemas() -> dict:
+    hit = {"type": "object", "additionalProperties": True, "properties": {
+        "realm": _STR, "repo": _STR, "path": _STR,
+        "symbol": {"type": "string", "nullable": True}, "kind": _STR,
+        "start_line": {"type": "integer"}, "end_line": {"type": "integer"},
+        "score": {"type": "number"}, "match": _STRS, "snippet": _STR, "summary": _STR,
+        "lang": _STR, "context": {"description": "lines around the hit (include_context)"}}}
+    fresh = {"index_lag_s": {"type": "number", "nullable": True},
+             "pending": {"type": "integer", "nullable": True},
+             "stale": {"type": "boolean", "nullable": True}}
+    return {
+        "SearchRequest": {
+            "type": "object", "required": ["query"], "additionalProperties": False,
+            "properties": {
+                "query": {"type": "string", "minLength": 1, "description": "words or an identifier"},
+                "search_type": {"type": "string", "enum": ["fts", "semantic", "graph", "hybrid"],
+                                "description": "fts = keyword; graph = hybrid for now; "
+                                               "absent = the best the daemon has"},
+                "filters": {"type": "object", "additionalProperties": False, "properties": {
+                    "realm": _STR, "repo": {"type": "string", "description": "path or name"},
+                    "kind": {"oneOf": [_STR, {**_STRS, "minItems": 1}]},
+                    "lang": {"oneOf": [_STR, {**_STRS, "minItems": 1}]},
+                    "path": {"type": "string", "description": "glob over repo-relative paths"}}},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 500, "default": 20},
+                "include_context": {"type": "boolean", "default": False},
+                "context_window": {"type": "integer", "minimum": 0, "maximum": 50,
+                                   "default": DEFAULT_CONTEXT_WINDOW,
+                                   "description": "lines around each hit when include_context"},
+                "sync": {"type": "boolean", "description": "wait for pending edits first"}}},
+        "SearchHit": hit,
+        "SearchResult": {"type": "object", "additionalProperties": True,
+                         "required": ["query", "mode", "total", "results"], "properties": {
+                             "query": _STR, "mode": _STR, "took_ms": {"type": "number"},
+                             "total": {"type": "integer"},
+                             "results": {"type": "array",
+                                         "items": {"$ref": "#/components/schemas/SearchHit"}},
+                             **fresh}},
+        "ImpactRequest": {"type": "object", "required": ["target"], "additionalProperties": False,
+                          "properties": {"target": {"type": "string", "minLength": 1},
+                                         "depth": {"type": "integer", "minimum": 1},
+                                         "kinds": _STRS}},
+        "ImpactResult": _OBJ,
+        "StatusResult": {"type": "object", "additionalProperties": True, "properties": {
+            "daemon": {"type": "object", "nullable": True, "additionalProperties": True},
+            "realms": {"type": "array", "items": _OBJ}, "store": _OBJ}},
+        "Health": {"type": "object", "required": ["ok"], "properties": {"ok": {"type": "boolean"}}},
+        "Result": _OBJ,
+        "Error": {"type": "object", "required": ["error"], "properties": {"error": {
+            "type": "object", "required": ["code", "message"], "properties": {
+                "code": {"type": "integer", "description": "the JSON-RPC error code"},
+                "message": _STR,
+                "data": {"type": "object", "additionalProperties": True, "properties": {
+                    "type": _STR, "retryable": {"type": "boolean"}}}}}}},
+    }
+
+
+def _err(desc: str) -> dict:
+    return {"description": desc,
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+
+
+_ERRORS = {
+    "400": _err("Invalid params, malformed JSON or a bad request"),
+    "401": _err("Missing or wrong bearer token"),
+    "404": _err("Unknown realm, repo, path or method"),
+    "405": _err("Method not allowed"),
+    "413": _err("Request body over 1 MiB"),
+    "500": _err("Internal error"),
+    "501": _err("Not implemented yet"),
+    "503": _err("Index not ready or model unavailable (retryable)"),
+}
+
+
+def _op(summary: str, op_id: str, result_ref: str, body_schema: dict | None,
+        body_required: bool = True, tags=("api",)) -> dict:
+    op = {"summary": summary, "operationId": op_id, "tags": list(tags), "responses": {
+        "200": {"description": "OK", "content": {"application/json": {"schema": result_ref}}},
+        **_ERRORS}}
+    if body_schema is not None:
+        op["requestBody"] = {"required": body_required,
+                             "content": {"application/json": {"schema": body_schema}}}
+    return op
+
+
+def openapi_document(methods: list[str]) -> dict:
+    ref = lambda name: {"$ref": f"#/components/schemas/{name}"}  # noqa: E731
+    from .. import __version__
+
+    public = {"security": []}
+    paths = {
+        f"{API}/health": {"get": {**_op("Liveness (no auth)", "health", ref("Health"), None),
+                                  **public, "responses": {"200": {
+                                      "description": "OK", "content": {"application/json": {
+                                          "schema": ref("Health")}}}}}},
+        f"{API}/openapi.json": {"get": {**public, "summary": "This document (no auth)",
+                                        "operationId": "openapi", "tags": ["meta"],
+                                        "responses": {"200": {
+                                            "description": "The OpenAPI document",
+                                            "content": {"application/json": {
+                                                "schema": {"type": "object"}}}}}}},
+        f"{API}/search": {"post": _op("Search code (keyword, semantic or hybrid)", "search",
+                                      ref("SearchResult"), ref("SearchRequest"))},
+        f"{API}/impact": {"post": _op("What depends on a file or symbol", "impact",
+                                      ref("ImpactResult"), ref("ImpactRequest"))},
+        f"{API}/status": {
+            "get": _op("Daemon status", "status", ref("StatusResult"), None),
+            "post": _op("Daemon status", "statusPost", ref("StatusResult"),
+                        RPC_PARAMS["status"], body_required=False)},
+    }
+    for name in methods:
+        schema = RPC_PARAMS.get(name, {"type": "object", "additionalProperties": True})
+        required = bool(schema.get("required"))
+        paths[f"{API}/rpc/{name}"] = {"post": _op(
+            RPC_SUMMARIES.get(name, f"The {name} method"),
+            "rpc_" + name.replace(".", "_"), ref("Result"), schema,
+            body_required=required, tags=("rpc",))}
+    return {
+        "openapi": "3.0.3",
+        "info": {"title": "indexd REST API", "version": __version__,
+                 "description": "Loopback REST API of the indexd daemon. The same methods as "
+                                "the JSON-RPC socket. Authenticate with the bearer token in "
+                                "the http_token file of the config directory (indexd paths)."},
+        "servers": [{"url": "/"}],
+        "security": [{"bearerAuth": []}],
+        "tags": [{"name": "api"}, {"name": "rpc", "description": "every socket method by name"},
+                 {"name": "meta"}],
+        "paths": paths,
+        "components": {
+            "securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer",
+                                               "description": "contents of the http_token file"}},
+            "schemas": _schemas(),
+        },
+    }
