@@ -152,9 +152,12 @@ def test_hooks_fire_on_commit_and_checkout_against_the_daemon(tmp_path, daemon):
     (work / "app.py").write_text("def alpha_handler():\n    return 1\n\n\n"
                                  "def omega_feature_flag():\n    return 2\n")
     git(work, "commit", "-q", "-am", "feature")
+    after_feature = wait_until(lambda: reindex_lines(d, work) > after_branch and
+                               reindex_lines(d, work), timeout=20,
+                               what="a reconcile requested by post-commit")
     git(work, "checkout", "-q", "main")
-    wait_until(lambda: reindex_lines(d, work) > after_branch + 1, timeout=20,
-               what="reconciles from post-commit and post-checkout")
+    wait_until(lambda: reindex_lines(d, work) > after_feature, timeout=20,
+               what="a reconcile requested by post-checkout")
     res = d.call("search", query="omega feature flag", sync=True)
     assert not any(h["symbol"] == "omega_feature_flag" for h in res["results"])
     git(work, "checkout", "-q", "feature")

@@ -84,7 +84,8 @@ def _call(method: str, timeout: float = CALL_TIMEOUT_S, **params: Any) -> dict:
             f"`indexd run` in a terminal (or install the user service once: "
             f"`indexctl service install`), then retry.") from None
     except (MethodNotFound, NotImplementedYet) as exc:
-        raise ToolFailure(f"indexd {method}: not available in this daemon yet: {exc.message}") from None
+        raise ToolFailure(f"indexd {method}: not available in this daemon yet: "
+                          f"{exc.message}") from None
     except RequestTimeout as exc:
         raise ToolFailure(f"indexd {method}: timed out after {timeout:.0f}s ({exc.message}); "
                           f"the daemon may be busy, retry shortly") from None
@@ -266,7 +267,8 @@ def format_impact(res: dict) -> str:
         out.append(f"{len(changed)} changed in {res.get('repo')} since "
                    f"{res.get('since') or 'HEAD (uncommitted)'}:")
         for ch in changed[:MAX_LIST]:
-            out.append("  " + _hit_line(ch, False) + (f" ({ch['change']})" if ch.get("change") else ""))
+            change = f" ({ch['change']})" if ch.get("change") else ""
+            out.append("  " + _hit_line(ch, False) + change)
     elif res.get("target"):
         out.append(f"impact of {res['target']}:")
     buckets = [b for b in ("affected", "tests", "docs") if b in res]
@@ -305,7 +307,8 @@ def format_generic(res: dict) -> str:
 def format_realm(res: dict) -> str:
     if "realms" in res:
         if not res["realms"]:
-            return "no realms configured; add one with index_realm action=add realm=NAME paths=[DIR]"
+            return ("no realms configured; add one with index_realm action=add realm=NAME "
+                    "paths=[DIR]")
         out = []
         for r in res["realms"]:
             repos = r.get("repos") or []
@@ -317,8 +320,8 @@ def format_realm(res: dict) -> str:
                 f"{', '.join(map(str, res.get('repos') or []))}. Indexing runs in the background "
                 f"(index_status shows progress).")
     if "queued" in res:
-        return (f"reindex queued: {res['queued']} (waited={'true' if res.get('waited') else 'false'})"
-                f" [{_freshness(res)}]")
+        waited = "true" if res.get("waited") else "false"
+        return f"reindex queued: {res['queued']} (waited={waited}) [{_freshness(res)}]"
     return format_generic(res)
 
 
@@ -344,8 +347,10 @@ def index_search(
     repo: Annotated[str | None, Field(description="only this repo: path or folder name")] = None,
     kind: Annotated[str | None, Field(description="comma list of kinds, e.g. function,class,method "
                                                   "(function includes methods)")] = None,
-    lang: Annotated[str | None, Field(description="comma list of languages, e.g. python,go")] = None,
-    path: Annotated[str | None, Field(description="glob over repo-relative paths, e.g. src/**/*.py")] = None,
+    lang: Annotated[str | None, Field(
+        description="comma list of languages, e.g. python,go")] = None,
+    path: Annotated[str | None, Field(
+        description="glob over repo-relative paths, e.g. src/**/*.py")] = None,
     limit: Annotated[int, Field(ge=1, le=200, description="max results")] = 10,
     context: Annotated[int, Field(ge=0, le=50, description="lines of code around each hit "
                                                            "(0: no code, just the hit line)")] = 0,
@@ -480,7 +485,10 @@ def build_server():
 
 def main() -> int:
     # stdout is the protocol: everything we log goes to stderr.
-    logging.basicConfig(stream=sys.stderr, level=os.environ.get("INDEXD_MCP_LOG", "WARNING").upper(),
+    level = os.environ.get("INDEXD_MCP_LOG", "WARNING").upper()
+    if not isinstance(logging.getLevelName(level), int):
+        level = "WARNING"
+    logging.basicConfig(stream=sys.stderr, level=level,
                         format="indexd-mcp %(levelname)s %(name)s: %(message)s")
     try:
         server = build_server()

@@ -253,14 +253,18 @@ class HttpApi:
             await self._send_error(writer, err, False)
             return False
         keep = _keep_alive(version, headers)
-        length = 0
+        length, state = 0, {"body_read": False}
         try:
             length = _content_length(headers)
-            status, body, extra = await self._dispatch(method, target, headers, length, reader)
+            status, body, extra = await self._dispatch(method, target, headers, length, reader,
+                                                       state)
         except HttpError as err:
-            # A body we did not read leaves the stream unframed: close.
-            await self._send_error(writer, err, keep and length == 0)
-            return keep and length == 0
+            unread = length > 0 and not state["body_read"]
+            # A body we did not read leaves the stream unframed: answer, close.
+            await self._send_error(writer, err, keep and not unread)
+            if unread:
+                await _discard(reader, length)
+            return keep and not unread
         except asyncio.TimeoutError:
             await self._send_error(writer, HttpError(408, "timed out reading the request body"),
                                    False)
@@ -268,7 +272,8 @@ class HttpApi:
         await self._send(writer, status, body, keep, extra)
         return keep
 
-    async def _dispatch(self, method: str, target: str, headers: dict, length: int, reader):
+    async def _dispatch(self, method: str, target: str, headers: dict, length: int, reader,
+                        state: dict):
         path = target.split("?", 1)[0].split("#", 1)[0]
         if len(path) > 1:
             path = path.rstrip("/")
@@ -286,6 +291,7 @@ class HttpApi:
         raw = b""
         if length:
             raw = await asyncio.wait_for(reader.readexactly(length), BODY_TIMEOUT_S)
+            state["body_read"] = True
         if route == "health":
             return 200, {"ok": True}, {}
         if route == "openapi":
@@ -354,6 +360,22 @@ class HttpApi:
 
 
 # ------------------------------------------------------------- request bits
+
+async def _discard(reader: asyncio.StreamReader, length: int) -> None:
+    """Read (and drop) a refused body for a moment before closing, so the
+    client reads our answer instead of a connection reset. Bounded in bytes
+    and time."""
+    left = min(length, 4 * MAX_BODY)
+    try:
+        async with asyncio.timeout(2.0):
+            while left > 0:
+                chunk = await reader.read(min(left, 1 << 16))
+                if not chunk:
+                    break
+                left -= len(chunk)
+    except (TimeoutError, ConnectionError):
+        pass
+
 
 def _parse_head(head: bytes) -> tuple[str, str, str, dict]:
     try:
@@ -498,13 +520,14 @@ def impact_params(body: dict) -> dict:
     params: dict = {"target": target}
     if body.get("depth") is not None:
         depth = body["depth"]
-        if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
-            raise InvalidParams("depth must be a positive integer")
+        if isinstance(depth, bool) or not isinstance(depth, int):
+            raise InvalidParams("depth must be an integer")
         params["depth"] = depth
     if body.get("kinds") is not None:
         kinds = body["kinds"]
-        if not isinstance(kinds, list) or not all(isinstance(k, str) for k in kinds):
-            raise InvalidParams("kinds must be a list of strings")
+        if not isinstance(kinds, str) and not (
+                isinstance(kinds, list) and all(isinstance(k, str) for k in kinds)):
+            raise InvalidParams("kinds must be a list of strings (or one comma-separated string)")
         params["kinds"] = kinds
     return params
 
@@ -536,6 +559,7 @@ def unpublish_endpoint(runtime_dir: Path) -> None:
 _STR = {"type": "string"}
 _STRS = {"type": "array", "items": {"type": "string"}}
 _OBJ = {"type": "object", "additionalProperties": True}
+_KINDS = {"oneOf": [{"type": "string", "description": "comma-separated edge kinds"}, _STRS]}
 
 # Named params of each method (the rpc/{method} bodies).
 RPC_PARAMS: dict[str, dict] = {
@@ -556,10 +580,29 @@ RPC_PARAMS: dict[str, dict] = {
         "path": {"type": "string", "minLength": 1,
                  "description": "absolute path, or repo-relative with realm and repo"},
         "realm": _STR, "repo": _STR}},
-    "status": {"type": "object", "properties": {}},
+    "status": {"type": "object", "properties": {
+        "sync": {"type": "boolean", "description": "wait for pending edits first"},
+        "timeout": {"type": "number", "minimum": 0, "maximum": 30}}},
     "impact": {"type": "object", "required": ["target"], "properties": {
-        "target": {"type": "string", "minLength": 1}, "depth": {"type": "integer", "minimum": 1},
-        "kinds": _STRS}},
+        "target": {"type": "string", "minLength": 1, "description": "path or path::Qualified.name"},
+        "depth": {"type": "integer", "minimum": 1, "maximum": 10, "default": 3},
+        "kinds": _KINDS}},
+    "deps": {"type": "object", "required": ["target"], "properties": {
+        "target": {"type": "string", "minLength": 1},
+        "depth": {"type": "integer", "minimum": 1, "maximum": 10, "default": 1},
+        "kinds": _KINDS}},
+    "refs": {"type": "object", "required": ["target"], "properties": {
+        "target": {"type": "string", "minLength": 1}}},
+    "changes": {"type": "object", "properties": {
+        "repo": {"type": "string", "description": "a path inside a realm (default '.')"},
+        "since": {"type": "string", "description": "git revision"},
+        "depth": {"type": "integer", "minimum": 1, "maximum": 10, "default": 2}}},
+    "graph.export": {"type": "object", "properties": {
+        "format": {"type": "string", "default": "json"}, "scope": _STR}},
+    "annotate": {"type": "object", "required": ["target", "text"], "properties": {
+        "target": {"type": "string", "description": "path, path::Symbol or 'a -> b'"},
+        "text": {"type": "string", "minLength": 1}, "author": _STR}},
+    "annotations": {"type": "object", "properties": {"path": _STR}},
     "realm.add": {"type": "object", "required": ["realm", "paths"], "properties": {
         "realm": _STR, "paths": _STRS}},
     "realm.remove": {"type": "object", "required": ["realm"], "properties": {
@@ -581,6 +624,12 @@ RPC_SUMMARIES = {
     "realm.add": "Add repositories to a realm (created if new)",
     "realm.remove": "Remove repositories, or a whole realm",
     "realm.list": "Realms and their repositories",
+    "deps": "What a file or symbol depends on",
+    "refs": "References to a symbol",
+    "changes": "Files changed since a revision and what they affect",
+    "graph.export": "The relationship graph as text (json, dot, ...)",
+    "annotate": "Attach a note to a file, symbol or edge",
+    "annotations": "Notes, for one path or all",
     "reindex": "Queue files, a realm or everything for re-indexing",
     "subscribe": "Status notifications (socket only)",
     "shutdown": "Stop the daemon",
@@ -625,9 +674,11 @@ def _schemas() -> dict:
                                          "items": {"$ref": "#/components/schemas/SearchHit"}},
                              **fresh}},
         "ImpactRequest": {"type": "object", "required": ["target"], "additionalProperties": False,
-                          "properties": {"target": {"type": "string", "minLength": 1},
-                                         "depth": {"type": "integer", "minimum": 1},
-                                         "kinds": _STRS}},
+                          "properties": {"target": {"type": "string", "minLength": 1,
+                                                    "description": "path or path::Qualified.name"},
+                                         "depth": {"type": "integer", "minimum": 1, "maximum": 10,
+                                                   "default": 3},
+                                         "kinds": _KINDS}},
         "ImpactResult": _OBJ,
         "StatusResult": {"type": "object", "additionalProperties": True, "properties": {
             "daemon": {"type": "object", "nullable": True, "additionalProperties": True},

@@ -86,7 +86,8 @@ def test_tools_against_a_real_daemon(git_repo, daemon, indexd_home):
         out["search_new"] = await call(s, "index_search", query="zeta_quasar_fn")
 
         out["impact"] = await call(s, "index_impact", target="app.py::alpha_handler", depth=2)
-        git_repo.write("app.py", (git_repo.path / "app.py").read_text() + "\n\ndef gamma():\n    pass\n")
+        app = (git_repo.path / "app.py").read_text()
+        git_repo.write("app.py", app + "\n\ndef gamma():\n    pass\n")
         out["changes"] = await call(s, "index_changes", repo=repo)
         out["annotate"] = await call(s, "index_annotate", target="app.py::alpha_handler",
                                      text="hot path: keep it cheap")
@@ -181,4 +182,5 @@ def test_formatters_tolerate_unknown_shapes():
                                  "index_lag_s": 0.0, "pending": 0, "stale": False})
     assert "a.py:1-9 file — x x" in line and len(line.splitlines()[1]) < 200
     assert line.splitlines()[-1].endswith("index_lag_s=0.0 stale=false]")
-    assert os.path.isabs(server._local_path(".")) and server._local_path("no/such/x.py") == "no/such/x.py"
+    assert os.path.isabs(server._local_path("."))
+    assert server._local_path("no/such/x.py") == "no/such/x.py"
