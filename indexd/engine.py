@@ -363,7 +363,8 @@ class Engine:
             log.error("embedding disabled: %s", self.embed_error)
             return
         self.embedder = embedder
-        self.vectors = VectorStage(self.store, embedder, batch=self.settings.embed_batch)
+        self.vectors = VectorStage(self.store, embedder, recipe=self.settings.embed_recipe,
+                                   batch=self.settings.embed_batch)
         log.info("embedder ready model=%s dim=%s", embedder.model_id, embedder.dim)
 
     def _summary_stage(self):

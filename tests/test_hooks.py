@@ -26,11 +26,12 @@ from indexd.hooks import (BEGIN, CHAIN_SUFFIX, END, HOOKS, hooks_status, install
 USER_HOOK = b"#!/bin/sh\n# the user's own hook\nprintf '%s|' \"$@\" >> \"$MARKER\"\ncat >> \"$MARKER\"\nexit 3\n"
 
 
-def git(repo: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+def git(repo: Path, *args: str, env: dict | None = None,
+        check: bool = True) -> subprocess.CompletedProcess:
     cmd = ["git", "-c", "user.name=Test", "-c", "user.email=test@example.com",
            "-c", "commit.gpgsign=false", *args]
     return subprocess.run(cmd, cwd=repo, capture_output=True, text=True, timeout=60,
-                          env=env or os.environ.copy(), check=True)
+                          env=env or os.environ.copy(), check=check)
 
 
 def listening_socket(path: Path) -> socket.socket:
@@ -230,11 +231,13 @@ def test_existing_hook_is_chained_and_restored(git_repo, tmp_path):
     assert proc.returncode == 3
     assert marker.read_text() == "a|b c|1|from stdin\n"
 
-    # And under git itself.
+    # And under git itself: git reports the chained hook's failure.
     marker.unlink()
     git_repo.branch("other")
-    git(git_repo.path, "checkout", "-q", "other", env=env)
+    proc = git(git_repo.path, "checkout", "-q", "other", env=env, check=False)
+    assert proc.returncode != 0
     assert marker.read_text().endswith("|1|")
+    assert git_repo.repo.head.shorthand == "other"
 
     # Reinstalling does not chain our own hook.
     again = install_hooks(git_repo.path)

@@ -304,6 +304,19 @@ def format_generic(res: dict) -> str:
     return text
 
 
+def format_annotate(res: dict) -> str:
+    if "annotated" not in res:
+        return "annotated: " + format_generic(res)
+    where = f"{res.get('repo')}/{res.get('path')}"
+    if res.get("symbol"):
+        where += f"::{res['symbol']}"
+    if res.get("other"):
+        where += f" -> {res['other']}"
+    note = ("searchable and shown as its summary" if res["annotated"] != "edge"
+            else "kept with the relationship")
+    return f"annotated {res['annotated']} {where} ({note})"
+
+
 def format_realm(res: dict) -> str:
     if "realms" in res:
         if not res["realms"]:
@@ -414,12 +427,13 @@ def index_file(
 
 
 def index_annotate(
-    target: Annotated[str, Field(description="file 'path' or symbol 'path::Qualified.name'")],
+    target: Annotated[str, Field(description="file 'path', symbol 'path::Qualified.name', "
+                                             "or a relationship 'a -> b' between two of those")],
     text: Annotated[str, Field(description="the note to attach (shown to later searches)")],
     author: Annotated[str, Field(description="who wrote the note")] = "agent",
 ) -> str:
     res = _call("annotate", target=_target(target), text=text, author=author)
-    return "annotated: " + _render(format_generic, res)
+    return _render(format_annotate, res)
 
 
 def index_changes(

@@ -150,6 +150,10 @@ def test_tools_against_a_real_daemon(git_repo, daemon, indexd_home):
         else:
             assert ok_marker in text, (key, text)
 
+    text, err = out["annotate"]
+    if not err:
+        assert f"annotated symbol {repo}/app.py::alpha_handler" in text, text
+
     text, err = out["unknown_path"]
     assert err and text.startswith("indexd symbols error"), text
 
