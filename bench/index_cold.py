@@ -224,6 +224,14 @@ def build_table(r: dict) -> str:
                  r["corpus_files"] - a["failures"], f"{a['defs']:,}",
                  _rate(r["corpus_files"], a["wall"]), _rate(a["defs"], a["wall"]),
                  f"1 process, defs only; {a['failures']} files unparsable"))
+    if r.get("embed"):
+        e = r["embed"]
+        rows.append(("embed stage (sample)", _s(e["pipeline_s"]), "-", "-", "-", f"{e['entries']:,}",
+                     "-", f"{e['pipeline_rate']:.1f}",
+                     f"{e['model']}, batch {e['batch']}; cache, store writes included"))
+        rows.append(("model encode-only, same texts", _s(e["encode_s"]), "-", "-", "-",
+                     f"{e['entries']:,}", "-", f"{e['encode_rate']:.1f}",
+                     f"pipeline reaches {100 * e['pipeline_rate'] / e['encode_rate']:.0f}% of it"))
     table = format_table(rows, header)
     ratios = [f"cold/warm {cold['wall'] / r['warm']['wall']:.1f}x",
               f"cold/one-edit {cold['wall'] / r['edit']['wall']:.1f}x"]
@@ -294,6 +302,46 @@ def _load() -> float:
 
 
 # --- main -------------------------------------------------------------------
+def embed_stage(home: Path, sample: int) -> dict:
+    """The embed stage on `sample` entries of the index vs the model's own encode speed.
+
+    Pipeline: VectorStage.drain() (texts, cache look-ups, model, store writes)
+    on a copy of the store; encode-only: the same texts straight to the model.
+    """
+    import os as _os
+
+    _os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from indexd.config import load_settings
+    from indexd.enrich.embedder import load_embedder
+    from indexd.enrich.texts import embed_text
+    from indexd.enrich.vectors import VectorStage
+    from indexd.store import Store
+
+    settings = load_settings(env={"INDEXD_HOME": str(home)}, flags={"embed_model": "default"})
+    store = Store(settings.paths.store_dir)
+    embedder = load_embedder(settings)
+    store.switch_model(embedder.model_id, embedder.dim)
+    keep = {r["id"] for r in store.entries_where(None, ["id"], limit=sample)}
+    # Only the sample waits for vectors: give every other row a placeholder.
+    others = [r["id"] for r in store.entries_where(None, ["id", "content_hash"]) if r["id"] not in keep]
+    zero = [0.0] * embedder.dim
+    store.update_entries({i: {"vector": zero, "embed_hash": "placeholder"} for i in others})
+    stage = VectorStage(store, embedder, batch=settings.embed_batch)
+    t0 = time.perf_counter()
+    done = stage.drain()
+    pipeline_s = time.perf_counter() - t0
+    texts = [embed_text(r) for r in store.entries_where(
+        "embed_hash != 'placeholder'", ["id", "path", "lang", "kind", "name", "qualname", "signature",
+                                        "doc", "summary", "body"])]
+    t0 = time.perf_counter()
+    for start in range(0, len(texts), settings.embed_batch):
+        embedder.encode(texts[start:start + settings.embed_batch])
+    encode_s = time.perf_counter() - t0
+    return {"entries": done, "pipeline_s": pipeline_s, "encode_s": encode_s,
+            "pipeline_rate": done / pipeline_s, "encode_rate": len(texts) / encode_s,
+            "model": embedder.model_id, "batch": settings.embed_batch}
+
+
 def _median_run(results: list[dict]) -> dict:
     """The run whose wall time is the median (lower median for even counts)."""
     ordered = sorted(results, key=lambda d: d["wall"])
@@ -307,6 +355,8 @@ def main(argv=None) -> int:
                    help="copy the stdlib here and keep it, one file edited (must be empty or absent)")
     p.add_argument("--verbose", action="store_true", help="list parse failures and skips")
     p.add_argument("--no-doc", action="store_true", help="do not touch docs/")
+    p.add_argument("--embed-sample", type=int, default=1000,
+                   help="entries for the embedding-stage measurement (0: skip)")
     args = p.parse_args(argv)
     if args.runs < 1:
         p.error("--runs must be at least 1")
@@ -359,6 +409,11 @@ def main(argv=None) -> int:
         print(f"one edit ({r['edit_file']}:{r['edit_func']}): {r['edit']['wall']:.2f}s, "
               f"parsed {r['edit']['parsed']}", flush=True)
 
+        if args.embed_sample:
+            r["embed"] = embed_stage(home, args.embed_sample)
+            e = r["embed"]
+            print(f"embed stage: {e['entries']} entries in {e['pipeline_s']:.1f}s "
+                  f"({e['pipeline_rate']:.1f}/s) vs encode-only {e['encode_rate']:.1f}/s", flush=True)
         r["load"][1] = _load()
         failed, skipped = problem_files(home)
         table = build_table(r)
