@@ -28,7 +28,14 @@ test: install
 	$(PY) -m pytest -q -p no:cacheprovider
 
 bench: install
+	$(PY) -m pip install -q -e '.[bench]'
 	$(PY) bench/index_cold.py
+	$(PY) bench/ast_agreement.py
+	$(PY) bench/impact_quality.py
+	$(PY) bench/impact_latency.py
+	$(PY) bench/search_quality.py
+	$(PY) bench/freshness.py
+	$(PY) bench/load.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -303,8 +303,10 @@ class HttpApi:
             elif route == "impact":
                 result = await self.methods.call("impact", impact_params(body))
             elif route == "status":
+                check_types(RPC_PARAMS["status"], body)
                 result = await self.methods.call("status", body)
             else:
+                check_types(RPC_PARAMS.get(rpc_name), body)
                 result = await self.methods.call(rpc_name, body)
         except HttpError:
             raise
@@ -530,6 +532,38 @@ def impact_params(body: dict) -> dict:
             raise InvalidParams("kinds must be a list of strings (or one comma-separated string)")
         params["kinds"] = kinds
     return params
+
+
+_JSON_TYPES = {"string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,),
+               "array": (list,), "object": (dict,)}
+
+
+def _type_ok(schema: dict, value) -> bool:
+    if "oneOf" in schema:
+        return any(_type_ok(s, value) for s in schema["oneOf"])
+    kind = schema.get("type")
+    if kind is None:
+        return True
+    if isinstance(value, bool) and kind in ("integer", "number"):
+        return False
+    if not isinstance(value, _JSON_TYPES[kind]):
+        return False
+    if kind == "array" and "items" in schema:
+        return all(_type_ok(schema["items"], v) for v in value)
+    return True
+
+
+def check_types(schema: dict | None, body: dict) -> None:
+    """The published param types, enforced at the REST boundary (400, not a
+    handler's TypeError). Only types: ranges, required fields and unknown
+    names stay the method's own checks, so both transports answer alike."""
+    for name, sub in ((schema or {}).get("properties") or {}).items():
+        if name in body and body[name] is not None and not _type_ok(sub, body[name]):
+            want = " or ".join(s.get("type", "?") for s in sub["oneOf"]) if "oneOf" in sub \
+                else sub.get("type")
+            if want == "array" and "items" in sub:
+                want = f"array of {sub['items'].get('type')}"
+            raise InvalidParams(f"{name} must be {want}", {"param": name})
 
 
 def publish_endpoint(runtime_dir: Path, api: HttpApi, token_file: Path) -> Path:
