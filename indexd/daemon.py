@@ -88,6 +88,9 @@ def fault_hook(spec: str):
 def run_daemon(settings: Settings | None = None, http: str | None = None, embed: bool = True,
                http_allow_remote: bool = False) -> int:
     settings = settings or load_settings()
+    from .memory import limit_arenas
+
+    limit_arenas()   # before any thread starts
     try:
         lock_fd = take_instance_lock(settings)
     except IndexdError as exc:

@@ -33,6 +33,7 @@ from .pipeline import Indexer
 from .errors import ModelUnavailable
 from .query.search import keyword_search
 from .annotations import Annotations
+from .memory import rss_bytes, trim
 from .relations import Relations
 from .server.methods import repo_status
 from .store import Store
@@ -348,8 +349,11 @@ class Engine:
                 self.embed_wake.wait(5.0)
             if done == 0:
                 self.notify(self.brief())
+                trim()
                 self.embed_wake.wait(2.0)
                 self.embed_wake.clear()
+            elif self.vectors is not None and self.vectors.embedded % 1024 < self.vectors.batch:
+                trim()
 
     def _load_embedder(self) -> None:
         from .enrich.embedder import load_embedder
@@ -405,6 +409,7 @@ class Engine:
         try:
             if len(changed) > GRAPH_REBUILD_OVER:
                 self.relations.build()
+                trim()
             else:
                 self.relations.files_changed(changed)
                 if after_rescan:
@@ -601,13 +606,5 @@ def _mtime(path: Path) -> float:
 
 
 def _process_info(started: float) -> dict:
-    rss = 0
-    try:
-        with open("/proc/self/statm") as fh:
-            rss = int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except OSError:
-        import resource
-
-        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     return {"pid": os.getpid(), "uptime_s": round(time.time() - started, 1),
-            "rss_mb": round(rss / 1e6, 1)}
+            "rss_mb": round(rss_bytes() / 1e6, 1)}

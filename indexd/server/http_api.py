@@ -593,7 +593,13 @@ def unpublish_endpoint(runtime_dir: Path) -> None:
 _STR = {"type": "string"}
 _STRS = {"type": "array", "items": {"type": "string"}}
 _OBJ = {"type": "object", "additionalProperties": True}
-_KINDS = {"oneOf": [{"type": "string", "description": "comma-separated edge kinds"}, _STRS]}
+try:
+    from ..graph.model import EDGE_KINDS
+except ImportError:  # pragma: no cover - the graph package is part of indexd
+    EDGE_KINDS = ()
+_KINDS = {"oneOf": [{"type": "string", "description": "comma-separated edge kinds"},
+                    {"type": "array", "items": {"type": "string", "enum": list(EDGE_KINDS)}
+                     if EDGE_KINDS else _STR}]}
 
 # Named params of each method (the rpc/{method} bodies).
 RPC_PARAMS: dict[str, dict] = {
