@@ -571,7 +571,14 @@ class Engine:
                 "queues": {"parse": self.pending(), "embed": self.embed_pending() or 0},
                 "embedding": self.embedding_status(),
                 "graph": self.relations.status(),
-                "store": self.store.stats(), **self.brief()}
+                "store": self._store_stats(), **self.brief()}
+
+    def _store_stats(self) -> dict:
+        """Walking the store's files costs ~100 ms: refreshed at most every 30 s."""
+        cached = getattr(self, "_stats_cache", None)
+        if cached is None or time.monotonic() - cached[0] > 30:
+            cached = self._stats_cache = (time.monotonic(), self.store.stats())
+        return cached[1]
 
     def embedding_status(self) -> dict:
         v = self.vectors
