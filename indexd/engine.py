@@ -118,6 +118,14 @@ class Engine:
         if self.embed_thread.is_alive():
             self.embed_thread.join(timeout=60)
 
+    def set_paused(self, paused: bool) -> None:
+        """Pause: changes are still collected, nothing is indexed until resume."""
+        with self.cond:
+            self.paused = paused
+            self.cond.notify_all()
+        log.info("indexing %s", "paused" if paused else "resumed")
+        self.notify(self.brief())
+
     def request_shutdown(self) -> None:
         self._on_shutdown()
 
@@ -548,7 +556,8 @@ class Engine:
 
     def brief(self) -> dict:
         pending = self.pending()
-        state = "error" if self.error_state else ("indexing" if pending else "fresh")
+        state = ("error" if self.error_state else "paused" if self.paused
+                 else "indexing" if pending else "fresh")
         return {"state": state, "pending": pending, "index_lag_s": self.index_lag_s(),
                 "generation": self.generation, "paused": self.paused,
                 "error": self.error_state, "last_batch": self.last_batch}

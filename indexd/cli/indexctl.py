@@ -109,6 +109,10 @@ def _parser() -> argparse.ArgumentParser:
     al.add_argument("path", nargs="?")
     _json_flag(al)
 
+    for name, text in (("pause", "stop indexing (changes are still collected)"),
+                       ("resume", "resume indexing")):
+        _json_flag(sub.add_parser(name, help=text))
+
     sd = sub.add_parser("shutdown", help="stop the daemon")
     _json_flag(sd)
 
@@ -203,8 +207,8 @@ def dispatch(args) -> int:
     if args.cmd == "annotations":
         params = {"path": _abs_target(args.path)} if args.path else {}
         return _emit(args, call(settings, "annotations", params), render.annotations)
-    if args.cmd == "shutdown":
-        return _emit(args, call(settings, "shutdown", {}), render.generic)
+    if args.cmd in ("shutdown", "pause", "resume"):
+        return _emit(args, call(settings, args.cmd, {}), render.generic)
     if args.cmd == "service":
         from ..service import service_command
 

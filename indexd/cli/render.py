@@ -106,8 +106,10 @@ def oneline(result: dict) -> str:
         return "indexd ✗ down"
     pending = result.get("pending", 0)
     lag = result.get("index_lag_s") or 0.0
-    if result.get("error_state"):
-        return f"indexd ! {result['error_state']}"
+    if result.get("state") == "error":
+        return f"indexd ! {result.get('error') or 'error'}"
+    if result.get("state") == "paused":
+        return f"indexd ⏸ {pending} pending"
     if pending:
         return f"indexd ⟳ {pending} pending {lag:.1f}s"
     return f"indexd ✓ {lag:.1f}s"

@@ -35,6 +35,7 @@ class Methods:
             "status": self.status, "impact": self.impact, "deps": self.deps,
             "refs": self.refs, "changes": self.changes, "graph.export": self.graph_export,
             "annotate": self.annotate, "annotations": self.annotations,
+            "pause": self.pause, "resume": self.resume,
             "realm.add": self.realm_add, "realm.remove": self.realm_remove,
             "realm.list": self.realm_list, "reindex": self.reindex,
             "subscribe": self.subscribe, "shutdown": self.shutdown,
@@ -214,6 +215,18 @@ class Methods:
             raise NotImplementedYet("subscribe needs a socket connection")
         conn.subscribed = True
         return {"subscribed": True}
+
+    def pause(self, params, conn) -> dict:
+        if self.engine is None:
+            raise NotImplementedYet("pause needs the daemon")
+        self.engine.set_paused(True)
+        return {"paused": True}
+
+    def resume(self, params, conn) -> dict:
+        if self.engine is None:
+            raise NotImplementedYet("resume needs the daemon")
+        self.engine.set_paused(False)
+        return {"paused": False}
 
     def shutdown(self, params, conn) -> dict:
         if self.engine is None:

@@ -208,3 +208,21 @@ def test_cli_against_daemon(git_repo, daemon):
     bar = json.loads(subprocess.run([str(BIN / "indexctl"), "status", "--format", "waybar"], env=env,
                                     capture_output=True, text=True, timeout=60).stdout)
     assert bar["class"] == "fresh"
+
+
+def test_pause_and_resume(git_repo, daemon):
+    git_repo.write("a.py", "def a(): pass\n")
+    git_repo.commit()
+    settings_with_realm("work", git_repo.path)
+    d = daemon()
+    d.call("status", sync=True)
+    assert d.call("pause") == {"paused": True}
+    git_repo.write("b.py", "def paused_change(): pass\n")
+    wait_until(lambda: d.call("status")["pending"] >= 1, timeout=20, what="the change to be seen")
+    time.sleep(0.5)
+    status = d.call("status")
+    assert status["state"] == "paused" and status["pending"] >= 1
+    assert not d.call("search", query="paused change", mode="keyword")["results"]
+    assert d.call("resume") == {"paused": False}
+    res = d.call("search", query="paused change", mode="keyword", sync=True)
+    assert any(h["symbol"] == "paused_change" for h in res["results"])
