@@ -33,6 +33,7 @@ from .pipeline import Indexer
 from .errors import ModelUnavailable
 from .query.search import keyword_search
 from .annotations import Annotations
+from .enrich.worker import Enricher
 from .memory import rss_bytes, trim
 from .relations import Relations
 from .server.methods import repo_status
@@ -90,33 +91,23 @@ class Engine:
         self.annotations = Annotations(store, lambda: self.settings)
         self.indexer.before_write = self._before_write
         # Semantic layer: loaded in the background so the socket is up at once.
-        self.embed_enabled = embed and settings.embed_model != "off"
-        self.enrich_enabled = self.embed_enabled or settings.summarize != "off"
-        self.embedder = None
-        self.vectors = None
-        self.embed_error: str | None = None
-        self.enrich_error: str | None = None
-        self.summaries = None
-        self.embed_wake = threading.Event()
-        self.embed_thread = threading.Thread(target=self._embed_loop, name="indexd-embed", daemon=True)
+        self.enrich = Enricher(store, lambda: self.settings, lambda: self.notify(self.brief()),
+                               embed=embed)
 
     # -- lifecycle ---------------------------------------------------------
     def start(self) -> None:
         self._sync_repos(initial=True)
         self.watcher.start()
         self.thread.start()
-        if self.enrich_enabled:
-            self.embed_thread.start()
+        self.enrich.start()
 
     def stop(self) -> None:
         with self.cond:
             self.stopping = True
             self.cond.notify_all()
-        self.embed_wake.set()
         self.watcher.stop()
         self.thread.join(timeout=60)
-        if self.embed_thread.is_alive():
-            self.embed_thread.join(timeout=60)
+        self.enrich.stop()
 
     def set_paused(self, paused: bool) -> None:
         """Pause: changes are still collected, nothing is indexed until resume."""
@@ -335,82 +326,13 @@ class Engine:
                 self.in_flight.clear()
                 self.generation += 1
                 self.cond.notify_all()
-        self.embed_wake.set()
+        self.enrich.wake()
         self.notify(self.brief())
-
-    # -- the embed stage (its own thread, behind the keyword index) ---------
-    def _embed_loop(self) -> None:
-        """Enrich thread: vectors first (search by meaning), then summaries."""
-        if self.embed_enabled:
-            self._load_embedder()
-        summaries = self._summary_stage()
-        while not self.stopping:
-            try:
-                done = self.vectors.step() if self.vectors is not None else 0
-                if done == 0 and summaries is not None:
-                    done = summaries.step()
-                self.enrich_error = None
-            except Exception as exc:  # noqa: BLE001 - retry later, keep the daemon up
-                self.enrich_error = f"{type(exc).__name__}: {exc}"
-                log.exception("enrich batch failed; will retry")
-                done = 0
-                self.embed_wake.wait(5.0)
-            if done == 0:
-                self.notify(self.brief())
-                trim()
-                self.embed_wake.wait(2.0)
-                self.embed_wake.clear()
-            elif self.vectors is not None and self.vectors.embedded % 1024 < self.vectors.batch:
-                trim()
-
-    def _load_embedder(self) -> None:
-        from .enrich.embedder import load_embedder
-        from .enrich.vectors import VectorStage
-
-        try:
-            embedder = load_embedder(self.settings)
-            self.store.switch_model(embedder.model_id, embedder.dim)
-        except Exception as exc:  # noqa: BLE001 - keyword search keeps working
-            self.embed_error = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
-            log.error("embedding disabled: %s", self.embed_error)
-            return
-        self.embedder = embedder
-        self.vectors = VectorStage(self.store, embedder, recipe=self.settings.embed_recipe,
-                                   batch=self.settings.embed_batch)
-        log.info("embedder ready model=%s dim=%s", embedder.model_id, embedder.dim)
-
-    def _summary_stage(self):
-        from .enrich.summaries import SummaryStage
-        from .enrich.summarizer import make_summarizer
-
-        if self.settings.summarize == "off":
-            return None
-        try:
-            summarizer = make_summarizer(self.settings)
-        except Exception as exc:  # noqa: BLE001 - summaries are optional
-            self.enrich_error = getattr(exc, "message", None) or str(exc)
-            log.error("summaries disabled: %s", self.enrich_error)
-            return None
-        key = f"{self.settings.ollama_model}" if self.settings.summarize == "llm" else ""
-        self.summaries = SummaryStage(self.store, summarizer, key)
-        return self.summaries
-
-    def embed_pending(self) -> int | None:
-        """Entries still without a vector; None when embedding is off or failed."""
-        if not self.embed_enabled or (self.vectors is None and self.embed_error):
-            return None
-        try:
-            missing = self.store.count_missing_vectors()
-        except Exception:  # noqa: BLE001 - status must answer anyway
-            return None
-        # While the model loads nothing is semantically searchable yet.
-        return missing if self.vectors is not None else max(1, missing)
 
     def _before_write(self, rows: list[dict]) -> None:
         """Rows about to be stored: keep valid annotations, reuse cached vectors."""
         self.annotations.apply(rows)
-        if self.vectors is not None:
-            self.vectors.fill_from_cache(rows)
+        self.enrich.fill_from_cache(rows)
 
     def _update_graph(self, report, after_rescan: bool) -> None:
         changed = [tuple(k) for k in report.changed_paths]
@@ -446,25 +368,26 @@ class Engine:
 
     # -- queries -------------------------------------------------------------
     async def search(self, req) -> dict:
-        mode = req.mode or ("hybrid" if self.vectors is not None else "keyword")
-        if mode != "keyword" and self.vectors is None:
+        ready = self.enrich.vectors is not None
+        mode = req.mode or ("hybrid" if ready else "keyword")
+        if mode != "keyword" and not ready:
             raise ModelUnavailable(
                 f"search mode {mode!r} needs the embedding model, which is "
-                + (f"unavailable: {self.embed_error}" if self.embed_error else "still loading"),
-                {"embed_model": self.settings.embed_model})
+                + (f"unavailable: {self.enrich.embed_error}" if self.enrich.embed_error
+                   else "still loading"), {"embed_model": self.settings.embed_model})
         if mode == "keyword":
             result = await asyncio.to_thread(keyword_search, self.store, replace(req, mode=mode))
         else:
             from .query.hybrid import fused_search
 
-            result = await asyncio.to_thread(fused_search, self.store, self.embedder,
+            result = await asyncio.to_thread(fused_search, self.store, self.enrich.embedder,
                                              replace(req, mode=mode))
-            result["embed_pending"] = self.embed_pending()
+            result["embed_pending"] = self.enrich.pending()
         self.relations.related(result["results"])
         return result
 
     def search_modes(self) -> list[str]:
-        return ["keyword", "semantic", "hybrid"] if self.vectors is not None else ["keyword"]
+        return ["keyword", "semantic", "hybrid"] if self.enrich.vectors is not None else ["keyword"]
 
     async def reindex(self, paths, realm, wait: bool) -> dict:
         from .realms import locate
@@ -577,8 +500,8 @@ class Engine:
                 repos.append(info)
             realms.append({"name": name, "repos": repos})
         return {"daemon": _process_info(self.started), "realms": realms,
-                "queues": {"parse": self.pending(), "embed": self.embed_pending() or 0},
-                "embedding": self.embedding_status(),
+                "queues": {"parse": self.pending(), "embed": self.enrich.pending() or 0},
+                "embedding": self.enrich.status(),
                 "graph": self.relations.status(),
                 "store": self._store_stats(), **self.brief()}
 
@@ -588,16 +511,6 @@ class Engine:
         if cached is None or time.monotonic() - cached[0] > 30:
             cached = self._stats_cache = (time.monotonic(), self.store.stats())
         return cached[1]
-
-    def embedding_status(self) -> dict:
-        v = self.vectors
-        sm = self.summaries
-        return {"enabled": self.embed_enabled, "ready": v is not None,
-                "model": self.embedder.model_id if self.embedder else self.settings.embed_model,
-                "error": self.embed_error or self.enrich_error, "embedded": v.embedded if v else 0,
-                "reused": v.reused if v else 0,
-                "summaries": {"mode": self.settings.summarize, "done": sm.summarized if sm else 0,
-                              "reused": sm.reused if sm else 0}}
 
 
 def _stamp(path: Path) -> tuple:

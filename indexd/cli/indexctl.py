@@ -128,6 +128,9 @@ def _parser() -> argparse.ArgumentParser:
 
     dr = sub.add_parser("doctor", help="check the daemon, socket, limits, store, models, service")
     _json_flag(dr)
+
+    tr = sub.add_parser("tray", help="system-tray icon that follows the daemon (extra: indexd[tray])")
+    tr.add_argument("--state-file", help="append each state change as a JSON line to this file")
     return p
 
 
@@ -222,6 +225,10 @@ def dispatch(args) -> int:
         return _emit(args, action(args.repo), _render_hooks)
     if args.cmd == "doctor":
         return _doctor(settings, args)
+    if args.cmd == "tray":
+        from .. import tray   # lazy: pystray and Pillow are the optional tray extra
+
+        return tray.main(["--state-file", args.state_file] if args.state_file else [])
     return EXIT_USAGE
 
 

@@ -1,0 +1,133 @@
+"""The enrich thread: embed what lacks a vector, then summarize, behind the index.
+
+Loads the embedding model in the background (the socket is up at once and
+keyword search works meanwhile), switches the store to that model, then
+loops: vectors first (search by meaning), summaries second, sleeping when
+there is nothing to do and woken by the indexer after each batch.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from ..memory import trim
+
+log = logging.getLogger(__name__)
+
+TRIM_EVERY = 1024   # embedded texts between heap trims
+
+
+class Enricher:
+    def __init__(self, store, settings_provider, notify, embed: bool = True):
+        self.store = store
+        self._settings = settings_provider
+        self.notify = notify
+        settings = settings_provider()
+        self.embed_enabled = embed and settings.embed_model != "off"
+        self.enabled = self.embed_enabled or settings.summarize != "off"
+        self.embedder = None
+        self.vectors = None
+        self.summaries = None
+        self.embed_error: str | None = None
+        self.error: str | None = None
+        self._wake = threading.Event()
+        self._stopping = False
+        self._thread = threading.Thread(target=self._loop, name="indexd-enrich", daemon=True)
+
+    def start(self) -> None:
+        if self.enabled:
+            self._thread.start()
+
+    def stop(self) -> None:
+        self._stopping = True
+        self._wake.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=60)
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def fill_from_cache(self, rows: list[dict]) -> None:
+        if self.vectors is not None:
+            self.vectors.fill_from_cache(rows)
+
+    # -- the loop ------------------------------------------------------------
+    def _loop(self) -> None:
+        if self.embed_enabled:
+            self._load_embedder()
+        summaries = self._summary_stage()
+        while not self._stopping:
+            try:
+                done = self.vectors.step() if self.vectors is not None else 0
+                if done == 0 and summaries is not None:
+                    done = summaries.step()
+                self.error = None
+            except Exception as exc:  # noqa: BLE001 - retry later, keep the daemon up
+                self.error = f"{type(exc).__name__}: {exc}"
+                log.exception("enrich batch failed; will retry")
+                done = 0
+                self._wake.wait(5.0)
+            if done == 0:
+                self.notify()
+                trim()
+                self._wake.wait(2.0)
+                self._wake.clear()
+            elif self.vectors is not None and self.vectors.embedded % TRIM_EVERY < self.vectors.batch:
+                trim()
+
+    def _load_embedder(self) -> None:
+        from .embedder import load_embedder
+        from .vectors import VectorStage
+
+        settings = self._settings()
+        try:
+            embedder = load_embedder(settings)
+            self.store.switch_model(embedder.model_id, embedder.dim)
+        except Exception as exc:  # noqa: BLE001 - keyword search keeps working
+            self.embed_error = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
+            log.error("embedding disabled: %s", self.embed_error)
+            return
+        self.embedder = embedder
+        self.vectors = VectorStage(self.store, embedder, recipe=settings.embed_recipe,
+                                   batch=settings.embed_batch)
+        log.info("embedder ready model=%s dim=%s", embedder.model_id, embedder.dim)
+
+    def _summary_stage(self):
+        from .summaries import SummaryStage
+        from .summarizer import make_summarizer
+
+        settings = self._settings()
+        if settings.summarize == "off":
+            return None
+        try:
+            summarizer = make_summarizer(settings)
+        except Exception as exc:  # noqa: BLE001 - summaries are optional
+            self.error = getattr(exc, "message", None) or str(exc)
+            log.error("summaries disabled: %s", self.error)
+            return None
+        key = settings.ollama_model if settings.summarize == "llm" else ""
+        self.summaries = SummaryStage(self.store, summarizer, key)
+        return self.summaries
+
+    # -- status --------------------------------------------------------------
+    def pending(self) -> int | None:
+        """Entries still without a vector; None when embedding is off or failed."""
+        if not self.embed_enabled or (self.vectors is None and self.embed_error):
+            return None
+        try:
+            missing = self.store.count_missing_vectors()
+        except Exception:  # noqa: BLE001 - status must answer anyway
+            return None
+        # While the model loads nothing is semantically searchable yet.
+        return missing if self.vectors is not None else max(1, missing)
+
+    def status(self) -> dict:
+        v, sm = self.vectors, self.summaries
+        return {"enabled": self.embed_enabled, "ready": v is not None,
+                "model": self.embedder.model_id if self.embedder else self._settings().embed_model,
+                "error": self.embed_error or self.error,
+                "embedded": v.embedded if v else 0, "reused": v.reused if v else 0,
+                "summaries": {"mode": self._settings().summarize,
+                              "done": sm.summarized if sm else 0,
+                              "reused": sm.reused if sm else 0}}

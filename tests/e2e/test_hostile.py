@@ -1,0 +1,203 @@
+"""Hostile input: random and mutated bytes into every parser (hypothesis), pathological
+files through the real daemon, and requests that try to read outside the realms."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from testlib import settings_with_realm
+
+from indexd.errors import RealmError
+from indexd.model import ParseResult
+from indexd.parse import parse_source
+from indexd.parse.languages import GRAMMARS
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "langs"
+PER_FILE_S = 10.0
+
+DOC_SAMPLES = {
+    "markdown": "# Title\n\nSome [link](other.md#x) and `code`.\n\n## Sub\n\n- item\n```py\nx=1\n```\n",
+    "json": '{"name": "x", "list": [1, 2, {"deep": true}], "nested": {"a": {"b": null}}}\n',
+    "yaml": "name: x\nlist:\n  - 1\n  - {deep: true}\nnested:\n  a:\n    b: ~\nanchor: &a {k: v}\nref: *a\n",
+    "toml": '[tool]\nname = "x"\n[tool.sub]\nlist = [1, 2]\n[[arr]]\nk = "v"\n',
+    "text": "Plain notes.\nSecond line with words.\n",
+}
+FIXTURE_FOR = {"python": "sample.py", "javascript": "sample.js", "typescript": "sample.ts",
+               "tsx": "sample.tsx", "go": "sample.go", "rust": "sample.rs", "java": "sample.java",
+               "c": "sample.c", "cpp": "sample.cpp", "ruby": "sample.rb", "bash": "sample.sh"}
+EXT = {"python": "py", "javascript": "js", "typescript": "ts", "tsx": "tsx", "go": "go",
+       "rust": "rs", "java": "java", "c": "c", "cpp": "cpp", "ruby": "rb", "bash": "sh",
+       "markdown": "md", "json": "json", "yaml": "yaml", "toml": "toml", "text": "txt"}
+LANGUAGES = sorted(GRAMMARS) + ["markdown", "json", "yaml", "toml", "text"]
+
+
+def sample(language: str) -> bytes:
+    name = FIXTURE_FOR.get(language)
+    if name and (FIXTURES / name).exists():
+        return (FIXTURES / name).read_bytes()
+    return DOC_SAMPLES.get(language, DOC_SAMPLES["text"]).encode()
+
+
+def check_parse(language: str, text: str) -> ParseResult:
+    started = time.monotonic()
+    result = parse_source(f"dir with space/-file.{EXT[language]}", text, language,
+                          lambda rel: False)
+    took = time.monotonic() - started
+    assert isinstance(result, ParseResult), type(result)
+    assert took < PER_FILE_S, f"{language}: {took:.1f}s for {len(text)} chars"
+    return result
+
+
+def decode_like_reader(data: bytes) -> str:
+    """What the reader could hand a parser: UTF-8, else cp1252 (never surrogates)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("cp1252", errors="replace")
+
+
+mutation = st.tuples(st.sampled_from(["insert", "delete", "replace", "dup"]),
+                     st.floats(0, 1), st.binary(min_size=0, max_size=64))
+
+
+def mutate(data: bytes, ops) -> bytes:
+    buf = bytearray(data)
+    for op, where, chunk in ops:
+        pos = int(where * len(buf))
+        if op == "insert":
+            buf[pos:pos] = chunk
+        elif op == "delete":
+            del buf[pos:pos + len(chunk) + 1]
+        elif op == "replace":
+            buf[pos:pos + len(chunk)] = chunk
+        else:
+            buf[pos:pos] = buf[pos:pos + 256]
+    return bytes(buf)
+
+
+FAST = settings(max_examples=25, deadline=None, derandomize=True,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@FAST
+@given(text=st.text(max_size=2000))
+def test_random_text_never_escapes(language, text):
+    check_parse(language, text)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@FAST
+@given(ops=st.lists(mutation, min_size=1, max_size=12))
+def test_mutated_fixture_never_escapes(language, ops):
+    check_parse(language, decode_like_reader(mutate(sample(language), ops)))
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@FAST
+@given(data=st.binary(max_size=3000))
+def test_random_bytes_never_escape(language, data):
+    check_parse(language, decode_like_reader(data))
+
+
+PATHOLOGICAL = {
+    "huge_line": lambda lang: "x = 1; " * (900_000 // 7),
+    "deep_parens": lambda lang: "(" * 100_000,
+    "deep_brackets": lambda lang: "[" * 100_000 + "]" * 100_000,
+    "deep_braces": lambda lang: "{" * 50_000,
+    "nul_bytes": lambda lang: "def f():\x00\x00 pass\n" * 1000,
+    "mixed": lambda lang: "caf\u00e9 \ufffd \u202e\u0000 \U0001f600 \r\n\r" * 2000,
+    "many_lines": lambda lang: "a\n" * 200_000,
+}
+
+
+@pytest.mark.parametrize("kind", sorted(PATHOLOGICAL))
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_pathological_inputs_bounded(language, kind):
+    check_parse(language, PATHOLOGICAL[kind](language))
+
+
+# -- through the daemon ---------------------------------------------------------
+
+STRANGE_NAMES = {
+    "dir with space/my file.py": "def spaced_name_func(): pass\n",
+    "-leading-dash.py": "def leading_dash_func(): pass\n",
+    "new\nline.py": "def newline_name_func(): pass\n",
+    "ünïcødé/日本語.py": "def unicode_name_func(): pass\n",
+    "--.py": "def double_dash_func(): pass\n",
+    "tab\tname.py": "def tab_name_func(): pass\n",
+}
+
+
+def test_hostile_files_through_the_daemon(git_repo, daemon):
+    for rel, text in STRANGE_NAMES.items():
+        git_repo.write(rel, text)
+    git_repo.write("huge_line.py", "def huge_line_func(): pass\n" + "x = 1; " * (900_000 // 7) + "\n")
+    git_repo.write("deep.py", "def deep_nesting_func(): pass\n" + "(" * 100_000 + "\n")
+    git_repo.write("deep.json", "[" * 100_000 + "]" * 100_000)
+    git_repo.write("nul.py", b"def nul_func(): pass\n\x00\x00\x00binary")
+    git_repo.write("latin1.py", "def cafe_func():\n    return 'caf\u00e9'\n".encode("cp1252"))
+    git_repo.write("utf16.py", "def utf_sixteen_func(): pass\n".encode("utf-16"))
+    git_repo.write("bad_utf8.py", b"def bad_utf_func(): pass\n\x81\x8d\x8f\x90\x9d")
+    git_repo.commit()
+    settings_with_realm("work", git_repo.path)
+    d = daemon()
+    st_ = d.call("status", sync=True, timeout=120)
+    repo = st_["realms"][0]["repos"][0]
+    assert repo["skipped"].get("binary", 0) == 1, repo           # nul.py
+    for rel, text in STRANGE_NAMES.items():
+        name = text.split("(")[0][4:]
+        res = d.call("search", query=name, limit=50)
+        assert (rel, name) in {(h["path"], h["symbol"]) for h in res["results"]}, rel
+        sym = d.call("symbols", path=str(git_repo.path / rel))
+        assert name in [h["symbol"] for h in sym["results"]], rel
+    for name in ("huge_line_func", "deep_nesting_func", "cafe_func", "utf_sixteen_func"):
+        res = d.call("search", query=name, limit=50)
+        assert name in {h["symbol"] for h in res["results"]}, name
+    assert not d.call("search", query="nul func")["results"] or all(
+        h["path"] != "nul.py" for h in d.call("search", query="nul func")["results"])
+    assert d.proc.poll() is None and st_["state"] == "fresh"
+
+
+def test_requests_outside_the_realms_are_refused(git_repo, daemon, tmp_path):
+    git_repo.write("a.py", "def inside(): pass\n")
+    git_repo.write("sub/b.py", "def inside_b(): pass\n")
+    os.symlink("/etc", git_repo.path / "etc_link")
+    os.symlink("/etc/passwd", git_repo.path / "passwd.py")
+    git_repo.commit()
+    outside = tmp_path / "outside.py"
+    outside.write_text("def outside(): pass\n")
+    settings_with_realm("work", git_repo.path)
+    d = daemon()
+    st_ = d.call("status", sync=True, timeout=60)
+    repo = st_["realms"][0]["repos"][0]
+    assert repo["skipped"].get("symlink_outside", 0) >= 1, repo
+
+    root = git_repo.path
+    refused = [
+        {"path": "/etc/passwd"},
+        {"path": str(outside)},
+        {"path": str(root / ".." / "outside.py")},
+        {"path": str(root / "sub" / ".." / ".." / "outside.py")},
+        {"path": "../../../../../../etc/passwd"},
+        {"path": str(root / "etc_link" / "passwd")},
+        {"path": str(root / "passwd.py")},
+        {"path": "../../etc/passwd", "realm": "work", "repo": str(root)},
+        {"path": "/etc/passwd", "realm": "work", "repo": str(root)},
+        {"path": "passwd", "realm": "work", "repo": "/etc"},
+    ]
+    for params in refused:
+        with pytest.raises(RealmError):
+            d.call("symbols", **params)
+    for query in ("root", "passwd", "outside"):
+        for h in d.call("search", query=query, limit=100)["results"]:
+            assert h["repo"] == str(root) and h["path"] in ("a.py", "sub/b.py"), h
+    for target in ("/etc/passwd", str(outside)):
+        with pytest.raises(RealmError):
+            d.call("impact", target=target)
+    assert d.call("symbols", path=str(root / "sub" / ".." / "a.py"))["path"] == "a.py"
