@@ -90,7 +90,7 @@ class Methods:
         if req.realm is not None and req.realm not in self.settings.realms:
             self.settings.realm_repos(req.realm)  # raises RealmError with the hint
         if params.get("sync") and self.engine is not None:
-            await self.engine.sync(timeout=float(params.get("timeout", 10)))
+            await self.engine.sync(timeout=_timeout(params))
         if self.engine is not None and getattr(self.engine, "search", None):
             result = await self.engine.search(req)
         else:
@@ -119,7 +119,7 @@ class Methods:
     async def status(self, params, conn) -> dict:
         if self.engine is not None:
             if params.get("sync"):
-                await self.engine.sync(timeout=float(params.get("timeout", 10)))
+                await self.engine.sync(timeout=_timeout(params))
             return await asyncio.to_thread(self.engine.status)
         return store_status(self.settings, self.store) | {"daemon": None}
 
@@ -139,7 +139,10 @@ class Methods:
                                        params.get("author") or "agent")
 
     async def annotations(self, params, conn) -> dict:
-        return await asyncio.to_thread(self._annotations().list, params.get("path"))
+        path = params.get("path")
+        if path is not None and not isinstance(path, str):
+            raise InvalidParams("path must be a string")
+        return await asyncio.to_thread(self._annotations().list, path)
 
     # -- relationships (graph) ---------------------------------------------
     async def _graph(self, name: str, **kw) -> dict:
@@ -155,11 +158,11 @@ class Methods:
     async def impact(self, params, conn) -> dict:
         target = _target(params)
         return await self._graph("impact", target=target, depth=_int(params, "depth", 3, 1, 10),
-                                 kinds=params.get("kinds"))
+                                 kinds=_kinds(params))
 
     async def deps(self, params, conn) -> dict:
         return await self._graph("deps", target=_target(params),
-                                 depth=_int(params, "depth", 1, 1, 10), kinds=params.get("kinds"))
+                                 depth=_int(params, "depth", 1, 1, 10), kinds=_kinds(params))
 
     async def refs(self, params, conn) -> dict:
         return await self._graph("refs", target=_target(params))
@@ -178,6 +181,8 @@ class Methods:
     async def graph_export(self, params, conn) -> dict:
         fmt = params.get("format", "json")
         scope = params.get("scope")
+        if not isinstance(fmt, str) or (scope is not None and not isinstance(scope, str)):
+            raise InvalidParams("format and scope must be strings")
         text = await self._graph("export", fmt=fmt, scope=scope)
         return {"format": fmt, "scope": scope, "text": text}
 
@@ -245,6 +250,22 @@ def _target(params: dict) -> str:
     if not isinstance(target, str) or not target.strip():
         raise InvalidParams("needs 'target': a path, or path::Qualified.name")
     return target
+
+
+def _timeout(params: dict) -> float:
+    value = params.get("timeout", 10)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 3600:
+        raise InvalidParams("timeout must be a number of seconds in 0..3600")
+    return float(value)
+
+
+def _kinds(params: dict):
+    kinds = params.get("kinds")
+    if kinds is None or isinstance(kinds, str):
+        return kinds
+    if isinstance(kinds, list) and all(isinstance(k, str) for k in kinds):
+        return kinds
+    raise InvalidParams("kinds must be a list of strings or a comma-separated string")
 
 
 def _int(params: dict, name: str, default: int, lo: int, hi: int) -> int:

@@ -9,7 +9,7 @@ import pytest
 from testlib import settings_with_realm
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from indexd.errors import InvalidParams, MethodNotFound, NotImplementedYet, RealmError
+from indexd.errors import InvalidParams, MethodNotFound, RealmError
 
 
 @pytest.fixture
@@ -41,8 +41,12 @@ def test_every_method_in_both_framings(served, framing, tmp_path):
         assert c.call("realm.remove", realm="more")["removed"] == [str(extra)]
         assert c.call("reindex", paths=[str(repo.path / "svc/retry.py")], wait=True)["waited"]
         assert c.call("reindex", wait=True)["queued"] == "all"
-        with pytest.raises(NotImplementedYet):
-            c.call("impact", target="svc/retry.py")
+        impact = c.call("impact", target=str(repo.path / "svc/retry.py"), depth=1)
+        assert impact["complete"] is True and "affected" in impact
+        assert c.call("refs", target=f"{repo.path / 'svc/retry.py'}::retry_backoff")["refs"] == []
+        assert c.call("pause") == {"paused": True} and c.call("resume") == {"paused": False}
+        note = c.call("annotate", target=f"{repo.path / 'svc/retry.py'}::retry_backoff", text="Backs off.")
+        assert note["annotated"] == "symbol"
         assert c.call("subscribe") == {"subscribed": True}
         with pytest.raises(MethodNotFound):
             c.call("no.such.method")
