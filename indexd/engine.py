@@ -49,6 +49,8 @@ UNWATCHED_EVERY_S = 30         # repos we could not watch (inotify limit...)
 GIT_LOCK_STALE_S = 120         # an index.lock older than this is ignored
 BATCH_MAX = 2000
 GRAPH_REBUILD_OVER = 500       # changed files in one batch: rebuild the graph instead
+UPKEEP_EVERY_S = 600           # compact the store, drop old versions, trim caches
+VECTOR_CACHE_ROWS = 500_000    # cached vectors kept beyond those in use (~800 MB at 384 dims)
 
 
 @dataclass
@@ -326,6 +328,7 @@ class Engine:
                 self.in_flight.clear()
                 self.generation += 1
                 self.cond.notify_all()
+        self._maybe_upkeep()
         self.enrich.wake()
         self.notify(self.brief())
 
@@ -333,6 +336,36 @@ class Engine:
         """Rows about to be stored: keep valid annotations, reuse cached vectors."""
         self.annotations.apply(rows)
         self.enrich.fill_from_cache(rows)
+
+    def _maybe_upkeep(self, force: bool = False, purge: bool = False) -> dict:
+        """Compaction and old-version cleanup so the store does not grow without bound."""
+        now = time.monotonic()
+        if not force and now - getattr(self, "_last_upkeep", now) < UPKEEP_EVERY_S:
+            self.__dict__.setdefault("_last_upkeep", now)
+            return {}
+        self._last_upkeep = now
+        t0 = time.monotonic()
+        try:
+            if purge:
+                # Zero retention: old versions (deleted rows included) leave the disk.
+                # Readers hold the store's read lock, so none is mid-query.
+                with self.store.lock.write():
+                    self.store.optimize(purge=True)
+            else:
+                self.store.optimize()
+            dropped = self.store.purge_cache(VECTOR_CACHE_ROWS)
+            self.store.ensure_fts()
+            self._stats_cache = None
+        except Exception as exc:  # noqa: BLE001 - upkeep retries next time
+            log.warning("store upkeep failed: %s", exc)
+            return {"error": str(exc)}
+        log.info("store upkeep purge=%s cache_dropped=%d s=%.2f", purge, dropped, time.monotonic() - t0)
+        trim()
+        return {"purged": purge, "cache_dropped": dropped, "seconds": round(time.monotonic() - t0, 2)}
+
+    def purge(self) -> dict:
+        """Remove every old version now (deleted files' bytes leave the disk)."""
+        return self._maybe_upkeep(force=True, purge=True)
 
     def _update_graph(self, report, after_rescan: bool) -> None:
         changed = [tuple(k) for k in report.changed_paths]

@@ -209,8 +209,11 @@ class Tray:
         if icon is None:
             return
         try:
-            icon.icon = draw_icon(state)
+            # Title first: pystray's X backend does not flush after a title
+            # change, but an icon update flushes, so this order never leaves
+            # the last title sitting in the output buffer.
             icon.title = window_title(state.tooltip, type(icon).__module__)
+            icon.icon = draw_icon(state)
         except Exception:  # noqa: BLE001 - a tray glitch must not stop the watcher
             log.exception("cannot update the tray icon")
 

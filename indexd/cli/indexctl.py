@@ -21,7 +21,7 @@ from . import render
 
 EXIT_OK, EXIT_EMPTY, EXIT_USAGE, EXIT_UNREACHABLE, EXIT_ERROR = 0, 1, 2, 3, 4
 # Methods that still answer from the store when the daemon is down.
-LOCAL_OK = {"search", "symbols", "status", "realm.add", "realm.remove", "realm.list",
+LOCAL_OK = {"search", "symbols", "status", "realm.add", "realm.remove", "realm.list", "purge",
             "impact", "deps", "refs", "changes", "graph.export", "annotate", "annotations"}
 
 
@@ -110,7 +110,8 @@ def _parser() -> argparse.ArgumentParser:
     _json_flag(al)
 
     for name, text in (("pause", "stop indexing (changes are still collected)"),
-                       ("resume", "resume indexing")):
+                       ("resume", "resume indexing"),
+                       ("purge", "drop old store versions now: deleted files' data leaves the disk")):
         _json_flag(sub.add_parser(name, help=text))
 
     sd = sub.add_parser("shutdown", help="stop the daemon")
@@ -210,7 +211,7 @@ def dispatch(args) -> int:
     if args.cmd == "annotations":
         params = {"path": _abs_target(args.path)} if args.path else {}
         return _emit(args, call(settings, "annotations", params), render.annotations)
-    if args.cmd in ("shutdown", "pause", "resume"):
+    if args.cmd in ("shutdown", "pause", "resume", "purge"):
         return _emit(args, call(settings, args.cmd, {}), render.generic)
     if args.cmd == "service":
         from ..service import service_command

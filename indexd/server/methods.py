@@ -35,7 +35,7 @@ class Methods:
             "status": self.status, "impact": self.impact, "deps": self.deps,
             "refs": self.refs, "changes": self.changes, "graph.export": self.graph_export,
             "annotate": self.annotate, "annotations": self.annotations,
-            "pause": self.pause, "resume": self.resume,
+            "pause": self.pause, "resume": self.resume, "purge": self.purge,
             "realm.add": self.realm_add, "realm.remove": self.realm_remove,
             "realm.list": self.realm_list, "reindex": self.reindex,
             "subscribe": self.subscribe, "shutdown": self.shutdown,
@@ -232,6 +232,13 @@ class Methods:
             raise NotImplementedYet("resume needs the daemon")
         self.engine.set_paused(False)
         return {"paused": False}
+
+    async def purge(self, params, conn) -> dict:
+        if self.engine is not None:
+            return await asyncio.to_thread(self.engine.purge)
+        # No daemon: nobody else reads this store, so zero retention is safe.
+        self.store.optimize(purge=True)
+        return {"purged": True}
 
     def shutdown(self, params, conn) -> dict:
         if self.engine is None:
