@@ -98,8 +98,11 @@ class Engine:
 
     # -- lifecycle ---------------------------------------------------------
     def start(self) -> None:
-        self._sync_repos(initial=True)
+        # Observer first: a watch scheduled on a running observer starts at
+        # once, so an inotify failure (limit reached) stays with its repo,
+        # which then falls back to periodic reconciliation.
         self.watcher.start()
+        self._sync_repos(initial=True)
         self.thread.start()
         self.enrich.start()
 
