@@ -49,6 +49,7 @@ UNWATCHED_EVERY_S = 30         # repos we could not watch (inotify limit...)
 GIT_LOCK_STALE_S = 120         # an index.lock older than this is ignored
 BATCH_MAX = 2000
 GRAPH_REBUILD_OVER = 500       # changed files in one batch: rebuild the graph instead
+PRIORITY_EMBED_MAX = 50       # files of a small batch jump the embedding queue
 UPKEEP_EVERY_S = 600           # compact the store, drop old versions, trim caches
 VECTOR_CACHE_ROWS = 500_000    # cached vectors kept beyond those in use (~800 MB at 384 dims)
 
@@ -314,6 +315,8 @@ class Engine:
                 plans.append(self.indexer.plan_repo(realm, repo, rels))
             report = self.indexer.run(plans)
             self._update_graph(report, bool(rescans))
+            if len(report.changed_paths) <= PRIORITY_EMBED_MAX:
+                self.enrich.prioritize(file_key(*k) for k in report.changed_paths)
             self.error_state = None
             self.last_batch = report.to_json() | {"at": time.time()}
             log.info("batch done paths=%d rescans=%d parsed=%d deleted=%d ms=%.0f", len(keys),

@@ -10,6 +10,7 @@ for texts whose (text, model) hash is not in the cache.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 
 from .texts import embed_hash, embed_text
@@ -28,6 +29,10 @@ class VectorStage:
         self.embedded = 0       # texts sent to the model
         self.reused = 0         # vectors taken from the cache
         self.last_error: str | None = None
+        # Files just saved go first: their symbols should be searchable by
+        # meaning within a second or two, not after a backlog of thousands.
+        self._priority: dict[str, None] = {}
+        self._priority_lock = threading.Lock()
 
     @property
     def model_id(self) -> str:
@@ -50,9 +55,27 @@ class VectorStage:
         self.reused += filled
         return filled
 
+    def prioritize(self, file_keys) -> None:
+        with self._priority_lock:
+            for key in file_keys:
+                self._priority[key] = None
+
+    def _next_rows(self) -> list[dict]:
+        while True:
+            with self._priority_lock:
+                keys = list(self._priority)[:200]
+            if not keys:
+                return self.store.rows_needing_vectors(self.batch * 4)
+            rows = self.store.rows_needing_vectors(self.batch * 4, file_keys=keys)
+            if rows:
+                return rows
+            with self._priority_lock:
+                for key in keys:
+                    self._priority.pop(key, None)
+
     def step(self) -> int:
         """Embed one batch of rows that lack a vector; returns rows updated."""
-        rows = self.store.rows_needing_vectors(self.batch * 4)
+        rows = self._next_rows()
         if not rows:
             return 0
         texts = [embed_text(r, self.recipe) for r in rows]

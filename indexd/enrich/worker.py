@@ -48,6 +48,11 @@ class Enricher:
     def wake(self) -> None:
         self._wake.set()
 
+    def prioritize(self, file_keys) -> None:
+        if self.vectors is not None:
+            self.vectors.prioritize(file_keys)
+        self._wake.set()
+
     def fill_from_cache(self, rows: list[dict]) -> None:
         if self.vectors is not None:
             self.vectors.fill_from_cache(rows)

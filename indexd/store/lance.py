@@ -372,11 +372,14 @@ class Store:
         self.ensure_fts(force=True)   # the table may have been rebuilt
         return True
 
-    def rows_needing_vectors(self, limit: int) -> list[dict]:
+    def rows_needing_vectors(self, limit: int, file_keys: list[str] | None = None) -> list[dict]:
         cols = ["id", "path", "lang", "kind", "name", "qualname", "signature", "doc", "summary",
-                "body", "content_hash"]
+                "body", "content_hash", "file_key"]
+        where = "vector IS NULL"
+        if file_keys:
+            where += " AND " + _in_list("file_key", file_keys)
         with self.lock.read():
-            return self.entries.search().where("vector IS NULL").select(cols).limit(limit).to_list()
+            return self.entries.search().where(where).select(cols).limit(limit).to_list()
 
     def count_missing_vectors(self) -> int:
         with self.lock.read():

@@ -251,3 +251,18 @@ def test_markdownish_text_never_raises(text):
     assert len({e.qualname for e in r.entries}) == len(r.entries)
     for e in r.entries:
         assert 1 <= e.start_line <= e.end_line
+
+
+def test_long_sections_are_chunked_for_embedding():
+    from indexd.parse import parse_source
+
+    text = "# Guide\n\n" + "\n\n".join(f"Paragraph {i} " + "word " * 80 for i in range(30))
+    text += "\n\n## Next\n\nshort\n"
+    entries = parse_source("g.md", text, "markdown").entries
+    parts = [e for e in entries if e.qualname.startswith("Guide [part")]
+    assert len(parts) >= 3
+    assert all(e.parent == "Guide" and e.kind == "section" for e in parts)
+    assert all("short" not in e.body for e in parts)          # sub-sections are not repeated
+    assert "Paragraph 29" in parts[-1].body
+    # overlap: each chunk starts with the tail of the previous one
+    assert all(e.start_line < 63 for e in parts)
