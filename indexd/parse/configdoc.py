@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 import yaml
 
+from .markdown import unique_qualname
 from ..model import Entry, ParseResult, content_hash
 
 MAX_BODY = 2000
@@ -100,11 +101,11 @@ def _entries(hits: list[_Hit], lines: list[str], comments: bool) -> list[Entry]:
         end = hit.end if hit.end is not None else _sibling_end(hits, k, lines, comments)
         end = max(end, hit.start)
         if len(hit.path) == 1:
-            qual, parent = _unique(hit.path[0], used), None
+            qual, parent = unique_qualname(hit.path[0], used), None
             tops[hit.path[0]] = qual
         else:
             parent = tops.get(hit.path[0], hit.path[0])
-            qual = _unique(f"{parent}.{hit.path[1]}", used)
+            qual = unique_qualname(f"{parent}.{hit.path[1]}", used)
         text = "\n".join(lines[hit.start:end + 1])
         out.append(Entry(
             kind="key", name=hit.path[-1], qualname=qual, parent=parent,
@@ -153,23 +154,6 @@ def _comment_above(lines: list[str], start: int) -> str:
         block.append(lines[i].strip().lstrip("#").strip())
         i -= 1
     return "\n".join(reversed(block)).strip()[:MAX_DOC]
-
-
-def _unique(qual: str, used: dict[str, int]) -> str:
-    """Repeated keys (YAML multi-docs, JSON duplicates) get ' (2)', ' (3)', ...
-
-    ``used`` maps each qualname to the last suffix tried for it, so a file
-    with thousands of identical names stays linear.
-    """
-    if qual in used:
-        base = qual
-        n = used[base]
-        while qual in used:
-            n += 1
-            qual = f"{base} ({n})"
-        used[base] = n
-    used[qual] = 1
-    return qual
 
 
 # --- JSON --------------------------------------------------------------------

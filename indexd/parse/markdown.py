@@ -266,7 +266,7 @@ def _sections(lines, first, headings, names, kinds) -> list[Entry]:
     quals: list[str] = []
     for k, h in enumerate(headings):
         parent = quals[parents[k]] if parents[k] is not None else None
-        qual = _unique(f"{parent} > {names[k]}" if parent else names[k], used)
+        qual = unique_qualname(f"{parent} > {names[k]}" if parent else names[k], used)
         quals.append(qual)
         end = _trim_blank(lines, h.end, ends[k])
         out.append(_entry(lines, kinds, names[k], qual, parent, h.level, h.start, end,
@@ -297,7 +297,7 @@ def _parents(headings: list[_Heading]) -> list[int | None]:
     return parents
 
 
-def _unique(qual: str, used: dict[str, int]) -> str:
+def unique_qualname(qual: str, used: dict[str, int]) -> str:
     """Qualnames must be unique within a file; repeats get ' (2)', ' (3)', ...
 
     ``used`` maps each qualname to the last suffix tried for it, so a file
