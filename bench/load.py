@@ -185,7 +185,7 @@ def main() -> int:
             ("p99 latency ms", res["p99_ms"]), ("requests/s", res["rps"]),
             ("errors", res["errors"] + extra_errors),
             ("daemon RSS before MB", res["rss_before_mb"]),
-            ("daemon RSS after (+2,000 status/search) MB", res["rss_after_mb"])]
+            ("daemon RSS after burst + load + 2,000 status/search MB", res["rss_after_mb"])]
     body = ("```\n" + format_table(rows, ("bench/load.py", "value")) + "\n```\n"
             f"Measured {time.strftime('%Y-%m-%d')} on {os.cpu_count()} cores; "
             f"files indexed at the end: {indexed}.")

@@ -1,8 +1,8 @@
 """Secrets never reach the disk; deleted or newly ignored content can be purged.
 
-The purge recipe that works today (no `indexctl purge` yet), daemon stopped:
+The user's purge: `indexctl purge` (daemon running or not). Equivalent by hand,
+daemon stopped:
 
-    indexctl shutdown
     .venv/bin/python -c "from indexd.config import load_settings; from indexd.store import Store; \\
         Store(load_settings().paths.store_dir).optimize(purge=True)"
 
@@ -106,6 +106,26 @@ def test_newly_ignored_file_purged_from_disk(git_repo, daemon):
     assert (git_repo.path / "notes.py").exists()
     d.stop()
     purge(d.env)
+    assert files_containing(d.home / "data", mark) == []
+
+
+def test_indexctl_purge_with_the_daemon_running(git_repo, daemon):
+    d, mark = _index_marker_then(git_repo, daemon, lambda: git_repo.rm("notes.py"))
+    assert files_containing(d.home / "data", mark), "already gone: the purge is not tested"
+    out = subprocess.run([str(BIN / "indexctl"), "purge"], env=d.env, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert files_containing(d.home / "data", mark) == []
+    assert d.call("search", query="keeper", sync=True)["results"]   # still serving
+
+
+def test_indexctl_purge_without_a_daemon(git_repo, daemon):
+    d, mark = _index_marker_then(git_repo, daemon, lambda: git_repo.rm("notes.py"))
+    d.stop()
+    assert files_containing(d.home / "data", mark)
+    out = subprocess.run([str(BIN / "indexctl"), "purge"], env=d.env, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
     assert files_containing(d.home / "data", mark) == []
 
 
