@@ -28,9 +28,8 @@ from pathlib import Path
 
 from .config import Settings, load_settings
 from .model import file_key
-from .errors import IndexNotReady
+from .errors import IndexNotReady, ModelUnavailable, describe_store_error
 from .pipeline import Indexer
-from .errors import ModelUnavailable
 from .query.search import keyword_search
 from .annotations import Annotations
 from .enrich.worker import Enricher
@@ -61,6 +60,7 @@ class RepoState:
     rescan_since: float | None = None
     last_reconcile: float = 0.0
     overflow: int = 0
+    missing: bool = False                  # root gone (moved, deleted, unmounted)
     errors: Counter = field(default_factory=Counter)
 
 
@@ -83,6 +83,7 @@ class Engine:
         self.paused = False
         self.started = time.time()
         self.error_state: str | None = None
+        self.failures = 0
         self.last_batch: dict = {}
         self._config_stamp = _stamp(settings.paths.config_file)
         self.watcher = Watcher(self.on_path, self.on_git, self.on_dir, self.on_overflow)
@@ -174,7 +175,7 @@ class Engine:
             self.cond.notify_all()
 
     def on_dir(self, realm: str, repo: str, rel: str, what: str) -> None:
-        if not self._ignored(repo, rel, True):
+        if rel == "." or not self._ignored(repo, rel, True):
             self.on_rescan(realm, repo, f"directory {what}: {rel}")
 
     def _ignored(self, repo: str, rel: str, is_dir: bool) -> bool:
@@ -270,6 +271,17 @@ class Engine:
         now = time.time()
         out = []
         for (realm, repo), state in self.repos.items():
+            # inotify says nothing when the watched root itself is renamed or
+            # unmounted: notice it here, drop its rows, and pick it up again
+            # (with a fresh watch) if it comes back.
+            present = Path(repo).is_dir()
+            if present == state.missing:
+                state.missing = not present
+                state.rescan = state.rescan or ("repo missing" if not present else "repo back")
+                state.rescan_since = state.rescan_since or now
+                if present:
+                    self.watcher.sync([k for k in self.repos if k != (realm, repo)])
+                    self.watcher.sync(list(self.repos))
             # Checked on disk too: at start no event has told us about a lock yet.
             if state.busy or (state.rescan and _git_busy(repo)):
                 state.busy = True
@@ -322,13 +334,20 @@ class Engine:
             log.info("batch done paths=%d rescans=%d parsed=%d deleted=%d ms=%.0f", len(keys),
                      len(rescans), report.parsed, report.deleted, (time.monotonic() - started) * 1000)
         except Exception as exc:  # noqa: BLE001 - the worker must survive any batch
-            self.error_state = f"{type(exc).__name__}: {exc}"
-            log.exception("batch failed; will retry")
+            self.failures += 1
+            self.error_state = describe_store_error(exc)
+            # Back off (1 s, 2 s, ... 60 s) and log the traceback once, not every retry.
+            if self.failures == 1:
+                log.exception("batch failed; will retry")
+            else:
+                log.error("batch failed again (%d): %s", self.failures, self.error_state)
             for realm, repo, reason in rescans:
                 self.on_rescan(realm, repo, f"retry after error ({reason})")
             for key in keys:
                 self.debouncer.touch(key)
-            time.sleep(1.0)
+            time.sleep(min(60.0, 2.0 ** (self.failures - 1)))
+        else:
+            self.failures = 0
         finally:
             with self.cond:
                 self.in_flight.clear()

@@ -92,6 +92,17 @@ class RequestTimeout(IndexdError):
     retryable = True
 
 
+def describe_store_error(exc: Exception) -> str:
+    """An error for status: what went wrong and, for a damaged store, the fix."""
+    text = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
+    low = text.lower()
+    if "lance" in low and any(w in low for w in ("not found", "no such file", "corrupt",
+                                                  "failed to fill", "invalid", "io")):
+        return (f"{text.splitlines()[0][:300]} -- the store looks damaged or deleted; "
+                "stop the daemon, run `indexd reset --yes`, and start it again to rebuild")
+    return text.splitlines()[0][:500] if text else type(exc).__name__
+
+
 _BY_CODE = {}
 for _cls in (ProtocolError, ParseError, MethodNotFound, InvalidParams, RealmError,
              IndexNotReady, ModelUnavailable, StoreError, ConfigError,

@@ -15,7 +15,8 @@ from pathlib import Path
 
 from .. import __version__
 from ..config import Settings
-from ..errors import InvalidParams, MethodNotFound, NotImplementedYet, RealmError
+from ..errors import (InvalidParams, MethodNotFound, NotImplementedYet, RealmError, StoreError,
+                      describe_store_error)
 from ..query.search import SearchRequest, keyword_search, outline
 from ..realms import add_repos, list_realms, locate, remove_repos
 
@@ -55,9 +56,15 @@ class Methods:
         return await self._run(handler, params, conn)
 
     async def _run(self, handler, params, conn):
-        result = handler(params, conn)
-        if hasattr(result, "__await__"):
-            result = await result
+        try:
+            result = handler(params, conn)
+            if hasattr(result, "__await__"):
+                result = await result
+        except (OSError, RuntimeError, ValueError) as exc:
+            if "lance" not in str(exc).lower():
+                raise
+            # A store deleted or damaged under the daemon: say so, with the fix.
+            raise StoreError(describe_store_error(exc), {"retryable": False}) from exc
         return result
 
     def call_sync(self, method: str, params: dict) -> dict:

@@ -55,7 +55,12 @@ class RepoHandler(FileSystemEventHandler):
         try:
             for raw in filter(None, (event.src_path, getattr(event, "dest_path", None))):
                 rel = self._rel(raw)
-                if rel is None or rel == ".":
+                if rel is None:
+                    continue
+                if rel == ".":
+                    # The repo root itself was moved or deleted: reconcile,
+                    # which finds it missing and drops its rows.
+                    self.on_dir(self.realm, self.repo, ".", event.event_type)
                     continue
                 self._dispatch(event, rel)
         except Exception:  # noqa: BLE001 - a handler error must never kill the observer
@@ -131,6 +136,8 @@ class Watcher:
             log.warning("watch failed realm=%s repo=%s error=%s", realm, repo, exc)
 
     def state(self, realm: str, repo: str) -> str:
+        if not Path(repo).is_dir():
+            return "missing"
         if (realm, repo) in self.errors:
             return self.errors[(realm, repo)]
         return "ok" if (realm, repo) in self.watches else "off"

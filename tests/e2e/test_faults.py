@@ -162,10 +162,6 @@ def test_store_deleted_while_running_daemon_survives_and_restart_rebuilds(git_re
     assert_matches_fresh(d2.home, git_repo.path, tmp_path)
 
 
-@pytest.mark.xfail(strict=True, reason="store/lance.py Store.stats/file_records (via engine.status): "
-                   "with data/lancedb deleted under the daemon, `status` answers -32603 'internal "
-                   "error' instead of a StoreError naming the fix (or recreating the store and "
-                   "reconciling)")
 def test_store_deleted_while_running_is_reported_clearly(git_repo, daemon):
     git_repo.write("a.py", "def alpha_one(): pass\n")
     git_repo.commit()
@@ -278,10 +274,6 @@ def test_corrupted_store_no_crash_loop_and_reset_rebuilds(git_repo, daemon, tmp_
     assert_matches_fresh(d3.home, git_repo.path, tmp_path)
 
 
-@pytest.mark.xfail(strict=True, reason="store/lance.py Store.write/_swap + engine._run_cycle: a "
-                   "corrupted data file surfaces as 'StoreError: store write failed: lance error: "
-                   "LanceError(IO)... failed to fill whole buffer', retried every second forever "
-                   "with a traceback each time; nothing names `indexd reset`")
 def test_corrupted_store_message_names_the_fix(git_repo, daemon):
     d2 = _start_on_corrupted_store(git_repo, daemon)
     text = _collect_messages(d2)
@@ -317,8 +309,7 @@ MOVED_BUG = ("engine/watcher: renaming a watched repo's root emits no event insi
 
 
 @pytest.mark.parametrize("how", ["removed",
-                                 pytest.param("moved", marks=pytest.mark.xfail(strict=True,
-                                                                              reason=MOVED_BUG))])
+                                 "moved"])
 def test_repo_removed_or_moved_while_watched(tmp_path, daemon, how):
     keep, gone = GitRepo(tmp_path / "keep"), GitRepo(tmp_path / "gone")
     keep.write("k.py", "def keeper_func(): pass\n")
@@ -346,8 +337,6 @@ def test_repo_removed_or_moved_while_watched(tmp_path, daemon, how):
     assert d.proc.poll() is None
 
 
-@pytest.mark.xfail(strict=True, reason="watch/watcher.py Watcher.state: a repo whose root was "
-                   "deleted keeps reporting watcher 'ok' (the stale watch stays in self.watches)")
 def test_missing_repo_watcher_state_says_missing(tmp_path, daemon):
     gone = GitRepo(tmp_path / "gone")
     gone.write("g.py", "def goner_func(): pass\n")
