@@ -26,7 +26,7 @@ class SummaryStage:
     def step(self) -> int:
         rows = self.store.rows_needing_summary(self.batch)
         if not rows:
-            return 0
+            return self._files_step()
         keys = [self._key(r) for r in rows]
         cached = self.store.summary_cache_get(keys) if self.model_key else {}
         todo = [(r, k) for r, k in zip(rows, keys) if k not in cached]
@@ -42,5 +42,30 @@ class SummaryStage:
         self.store.summary_cache_put(new_llm)
         updates = {r["id"]: {"summary": results[k][0], "summary_source": results[k][1] or "none"}
                    for r, k in zip(rows, keys)}
+        return self.store.update_entries(updates, guard="summary_source = ''",
+                                         expect={r["id"]: r["content_hash"] for r in rows})
+
+    def _files_step(self) -> int:
+        """File summaries, built from the file's symbol summaries (after those)."""
+        rows = self.store.rows_needing_summary(self.batch, files=True)
+        if not rows:
+            return 0
+        keys = [self._key(r) for r in rows]
+        cached = self.store.summary_cache_get(keys) if self.model_key else {}
+        updates, new_llm = {}, {}
+        for row, key in zip(rows, keys):
+            if key in cached:
+                summary, source = cached[key]
+                self.reused += 1
+            else:
+                where = "file_key = '" + row["file_key"].replace("'", "''") + "' AND kind != 'file'"
+                symbols = [(r["qualname"], r["summary"]) for r in self.store.entries_where(
+                    where, ["qualname", "summary", "start_line"]) if r["summary"]]
+                summary, source = self.summarizer.summarize_file(row["path"], symbols)
+                self.summarized += 1
+                if source == "llm":
+                    new_llm[key] = (summary, source)
+            updates[row["id"]] = {"summary": summary, "summary_source": source or "none"}
+        self.store.summary_cache_put(new_llm)
         return self.store.update_entries(updates, guard="summary_source = ''",
                                          expect={r["id"]: r["content_hash"] for r in rows})

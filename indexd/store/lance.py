@@ -433,11 +433,12 @@ class Store:
                 self.entries.add(pa.Table.from_pylist(rows, schema=S.entries_schema(self.dim)))
         return len(rows)
 
-    def rows_needing_summary(self, limit: int) -> list[dict]:
+    def rows_needing_summary(self, limit: int, files: bool = False) -> list[dict]:
         cols = ["id", "path", "lang", "kind", "name", "qualname", "signature", "doc", "body",
-                "content_hash"]
+                "content_hash", "file_key"]
+        kind = "kind = 'file'" if files else "kind != 'file'"
         with self.lock.read():
-            return (self.entries.search().where("summary_source = '' AND kind != 'file'")
+            return (self.entries.search().where(f"summary_source = '' AND {kind}")
                     .select(cols).limit(limit).to_list())
 
     def summary_cache_get(self, keys: list[str]) -> dict[str, tuple[str, str]]:
