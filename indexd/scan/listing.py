@@ -39,9 +39,12 @@ IGNORE_FILE = ".indexdignore"
 GITIGNORE = ".gitignore"
 # Tool and VCS directories nobody wants indexed even when not gitignored.
 DEFAULT_EXCLUDED_DIRS = frozenset({
-    ".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv",
+    ".git", ".hg", ".svn", "node_modules", "__pycache__",
     ".tox", ".mypy_cache", ".pytest_cache",
 })
+# Excluded only when they are virtual environments (hold pyvenv.cfg): the
+# standard library itself has a `venv` package that must be indexed.
+ENV_DIRS = frozenset({".venv", "venv", "env"})
 
 
 @dataclass
@@ -101,13 +104,13 @@ class RepoRules:
             return True
         if self.is_git:
             return self._git_ignored(rel, is_dir)
-        return _has_default_dir(rel, is_dir) or self._plain_ignored(rel, is_dir)
+        return _has_default_dir(rel, is_dir, self.root) or self._plain_ignored(rel, is_dir)
 
     def _git_ignored(self, rel: str, is_dir: bool) -> bool:
         files, dirs = self._tracked_paths()
         if (rel in dirs) if is_dir else (rel in files):
             return False  # tracked beats every git ignore rule and our defaults
-        if _has_default_dir(rel, is_dir) or self._in_nested_repo(rel, is_dir):
+        if _has_default_dir(rel, is_dir, self.root) or self._in_nested_repo(rel, is_dir):
             return True
         return self.repo.path_is_ignored(rel + "/" if is_dir else rel)
 
@@ -141,7 +144,7 @@ class RepoRules:
         # WT_NEW = untracked and not ignored; "dir/" entries are nested repos.
         for path, flags in self.repo.status(untracked_files="all", ignored=False).items():
             if flags & FileStatus.WT_NEW and not path.endswith("/"):
-                if not _has_default_dir(path, False):
+                if not _has_default_dir(path, False, self.root):
                     found.add(path)
         return found
 
@@ -166,7 +169,8 @@ class RepoRules:
         return found
 
     def _prunes_dir(self, name: str, rel: str) -> bool:
-        return (name in DEFAULT_EXCLUDED_DIRS or self._filtered_out(rel, True)
+        return (name in DEFAULT_EXCLUDED_DIRS or _is_virtualenv(self.root, rel, name)
+                or self._filtered_out(rel, True)
                 or self._gitignore_verdict(rel, True))
 
     def _classify(self, rel: str):
@@ -286,10 +290,15 @@ def _load_spec(path: str) -> pathspec.GitIgnoreSpec | None:
     return _compile(lines)
 
 
-def _has_default_dir(rel: str, is_dir: bool) -> bool:
+def _has_default_dir(rel: str, is_dir: bool, root: str = "") -> bool:
     parts = rel.split("/")
     dirs = parts if is_dir else parts[:-1]
-    return any(p in DEFAULT_EXCLUDED_DIRS for p in dirs)
+    return any(p in DEFAULT_EXCLUDED_DIRS or _is_virtualenv(root, "/".join(parts[:i + 1]), p)
+               for i, p in enumerate(dirs))
+
+
+def _is_virtualenv(root: str, rel: str, name: str) -> bool:
+    return name in ENV_DIRS and os.path.isfile(os.path.join(root, rel, "pyvenv.cfg"))
 
 
 def _parent_dirs(files) -> frozenset[str]:

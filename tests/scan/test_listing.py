@@ -117,12 +117,14 @@ def test_git_deleted_tracked_file_not_listed(tmp_path):
 def test_git_default_excludes_apply_to_untracked(tmp_path):
     git_repo(tmp_path, {"a.py": "", "venv/tracked_on_purpose.py": ""}, {
         "node_modules/pkg/index.js": "", "sub/__pycache__/m.cpython-311.pyc": "",
-        ".venv/lib/site.py": "", ".tox/log.txt": "", ".mypy_cache/x.json": "",
-        ".pytest_cache/v": "", "venv/bin/activate": "", ".hg/store": "", ".svn/entries": "",
-        "src/ok.py": "",
+        ".venv/lib/site.py": "", ".venv/pyvenv.cfg": "", ".tox/log.txt": "",
+        ".mypy_cache/x.json": "", ".pytest_cache/v": "", "venv/bin/activate": "",
+        "venv/pyvenv.cfg": "", ".hg/store": "", ".svn/entries": "", "src/ok.py": "",
+        # a package named venv (the stdlib has one) is code, not a virtualenv
+        "lib/venv/__init__.py": "",
     })
     got = list_files(tmp_path)
-    assert got.files == ["a.py", "src/ok.py", "venv/tracked_on_purpose.py"]
+    assert got.files == ["a.py", "lib/venv/__init__.py", "src/ok.py", "venv/tracked_on_purpose.py"]
     assert_consistent(tmp_path, got)
 
 
