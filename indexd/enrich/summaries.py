@@ -1,6 +1,8 @@
-"""The summary stage: entries without a summary -> cached or fresh summaries.
+"""The summary stage (LLM mode only): docstring summaries -> LLM summaries.
 
-Runs in the daemon's enrich thread after the embed stage has nothing left.
+Rows are stored with a docstring summary (computed while parsing); with
+``summarize = "llm"`` this stage, in the daemon's enrich thread after the
+embed stage has nothing left, replaces them with model summaries.
 LLM summaries are cached by (summarizer model, content hash of the entry),
 so an unchanged symbol is never summarized twice, across reindexes and
 branch switches. Docstring summaries are cheap and not cached.
@@ -40,9 +42,9 @@ class SummaryStage:
             if source == "llm":
                 new_llm[key] = (summary, source)
         self.store.summary_cache_put(new_llm)
-        updates = {r["id"]: {"summary": results[k][0], "summary_source": results[k][1] or "none"}
+        updates = {r["id"]: {"summary": results[k][0], "summary_source": _stored(results[k][1])}
                    for r, k in zip(rows, keys)}
-        return self.store.update_entries(updates, guard="summary_source = ''",
+        return self.store.update_entries(updates, guard="summary_source IN ('', 'docstring')",
                                          expect={r["id"]: r["content_hash"] for r in rows})
 
     def _files_step(self) -> int:
@@ -65,7 +67,16 @@ class SummaryStage:
                 self.summarized += 1
                 if source == "llm":
                     new_llm[key] = (summary, source)
-            updates[row["id"]] = {"summary": summary, "summary_source": source or "none"}
+            updates[row["id"]] = {"summary": summary, "summary_source": _stored(source)}
         self.store.summary_cache_put(new_llm)
-        return self.store.update_entries(updates, guard="summary_source = ''",
+        return self.store.update_entries(updates, guard="summary_source IN ('', 'docstring')",
                                          expect={r["id"]: r["content_hash"] for r in rows})
+
+
+def _stored(source: str) -> str:
+    """What to record: a fallback is marked so the stage does not retry it forever.
+
+    Results show the part before the colon ("docstring"); reindexing the file
+    (or changing it) makes it eligible for the model again.
+    """
+    return "llm" if source == "llm" else f"{source or 'docstring'}:llm-failed"

@@ -25,7 +25,7 @@ class Enricher:
         self.notify = notify
         settings = settings_provider()
         self.embed_enabled = embed and settings.embed_model != "off"
-        self.enabled = self.embed_enabled or settings.summarize != "off"
+        self.enabled = self.embed_enabled or settings.summarize == "llm"
         self.embedder = None
         self.vectors = None
         self.summaries = None
@@ -103,8 +103,8 @@ class Enricher:
         from .summarizer import make_summarizer
 
         settings = self._settings()
-        if settings.summarize == "off":
-            return None
+        if settings.summarize != "llm":
+            return None    # docstring summaries are made while parsing
         try:
             summarizer = make_summarizer(settings)
         except Exception as exc:  # noqa: BLE001 - summaries are optional

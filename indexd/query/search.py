@@ -179,7 +179,7 @@ def hit_from_row(row: dict, score: float, match: tuple) -> SearchHit:
         symbol=symbol, kind=kind, start_line=int(row.get("start_line") or 1),
         end_line=int(row.get("end_line") or 1), score=score, match=match,
         snippet=snippet(row), summary=summary(row), lang=row.get("lang") or "",
-        summary_source=row.get("summary_source") or ("docstring" if row.get("doc") else ""))
+        summary_source=(row.get("summary_source") or "").split(":")[0])
 
 
 def snippet(row: dict) -> str:

@@ -438,7 +438,7 @@ class Store:
                 "content_hash", "file_key"]
         kind = "kind = 'file'" if files else "kind != 'file'"
         with self.lock.read():
-            return (self.entries.search().where(f"summary_source = '' AND {kind}")
+            return (self.entries.search().where(f"summary_source IN ('', 'docstring') AND {kind}")
                     .select(cols).limit(limit).to_list())
 
     def summary_cache_get(self, keys: list[str]) -> dict[str, tuple[str, str]]:

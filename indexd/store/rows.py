@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 
 from ..model import Entry, FileRecord, ParseResult, content_hash
+from ..enrich.summarizer import docstring_summary
 from ..words import expand_text, split_identifier
 
 DOC_BODY_CHARS = 1500   # sections and file entries: searchable text
@@ -48,10 +49,14 @@ def entry_rows(rec: FileRecord, result: ParseResult, text: str) -> list[dict]:
             "lang": result.language, "kind": e.kind, "name": e.name, "qualname": e.qualname,
             "parent": e.parent, "start_line": e.start_line, "end_line": e.end_line,
             "level": e.level, "signature": e.signature, "doc": e.doc,
-            "summary": "", "summary_source": "", "content_hash": e.content_hash,
+            "summary": "", "summary_source": "docstring", "content_hash": e.content_hash,
             "body": e.body, "search_text": search_text(rec.path, e),
             "embed_hash": None, "vector": None,
         })
+    for row in rows:
+        # Docstring summaries are pure and cheap: computed here, in the parse
+        # workers, not by a background stage rewriting every row afterwards.
+        row["summary"] = docstring_summary(row)
     return rows
 
 
