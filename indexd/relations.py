@@ -20,6 +20,7 @@ from .errors import IndexNotReady, InvalidParams, RealmError
 from .graph.cochange import co_change_edges
 from .graph.graph import Graph
 from .graph.loader import load_facts, load_file_facts
+from .memory import trim
 
 log = logging.getLogger(__name__)
 
@@ -50,10 +51,13 @@ class Relations:
             return
         with self.lock:
             self.graph = graph
+        files = len(facts)
+        del facts
+        trim()   # the build's transient rows are freed; give the heap back
         self.build_s = round(time.monotonic() - t0, 3)
         self.built_at = time.time()
         self.error = None
-        log.info("graph built files=%d s=%.2f", len(facts), self.build_s)
+        log.info("graph built files=%d s=%.2f", files, self.build_s)
         self.refresh_cochange()
 
     def refresh_cochange(self) -> None:
