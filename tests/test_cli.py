@@ -7,7 +7,7 @@ import subprocess
 import sys
 import time
 
-from testlib import BIN, run_cli
+from testlib import run_cli
 
 
 def test_client_path_imports_no_engine():

@@ -140,3 +140,36 @@ class Daemon:
         self.kill()
         if hasattr(self, "_out"):
             self._out.close()
+
+
+# -- comparing a daemon's index with a fresh one-shot index -------------------
+
+def fresh_snapshot(repo_path, tmp_path, name="fresh"):
+    """A one-shot index of the same tree in a separate INDEXD_HOME."""
+    home = tmp_path / name
+    env = os.environ | {"INDEXD_HOME": str(home)}
+    subprocess.run([str(BIN / "indexctl"), "realm", "add", "work", str(repo_path)], env=env,
+                   check=True, capture_output=True)
+    subprocess.run([str(BIN / "indexd"), "index", "--json"], env=env, check=True,
+                   capture_output=True)
+    return store_snapshot(home)
+
+
+def store_snapshot(home):
+    from indexd.config import load_settings
+    from indexd.store import Store
+
+    settings = load_settings(env={"INDEXD_HOME": str(home)})
+    store = Store(settings.paths.store_dir)
+    entries = store.entries_where(None, ["path", "kind", "qualname", "start_line", "end_line",
+                                         "content_hash"])
+    files = store.file_records()
+    return (sorted((r["path"], r["kind"], r["qualname"], r["start_line"], r["end_line"],
+                    r["content_hash"]) for r in entries),
+            sorted((f.path, f.hash, f.status) for f in files.values()))
+
+
+def assert_matches_fresh(home, repo_path, tmp_path, name="fresh"):
+    got, want = store_snapshot(home), fresh_snapshot(repo_path, tmp_path, name)
+    assert got[1] == want[1], "files differ from a fresh one-shot index"
+    assert got[0] == want[0], "entries differ from a fresh one-shot index"

@@ -8,37 +8,12 @@ import signal
 import subprocess
 import time
 
-import pytest
-from testlib import BIN, settings_with_realm, wait_until
+from testlib import BIN, fresh_snapshot, settings_with_realm, store_snapshot, wait_until
 
 
 def symbols_found(d, query, **kw):
     res = d.call("search", query=query, sync=True, timeout=20, **kw)
     return {(h["path"], h["symbol"]) for h in res["results"]}
-
-
-def fresh_snapshot(repo_path, tmp_path, name="fresh"):
-    """A one-shot index of the same tree in a separate INDEXD_HOME."""
-    home = tmp_path / name
-    env = os.environ | {"INDEXD_HOME": str(home)}
-    subprocess.run([str(BIN / "indexctl"), "realm", "add", "work", str(repo_path)], env=env, check=True,
-                   capture_output=True)
-    subprocess.run([str(BIN / "indexd"), "index", "--json"], env=env, check=True, capture_output=True)
-    return store_snapshot(home)
-
-
-def store_snapshot(home):
-    from indexd.config import load_settings
-    from indexd.store import Store
-
-    settings = load_settings(env={"INDEXD_HOME": str(home)})
-    store = Store(settings.paths.store_dir)
-    entries = store.entries_where(None, ["path", "kind", "qualname", "start_line", "end_line",
-                                         "content_hash"])
-    files = store.file_records()
-    return (sorted((r["path"], r["kind"], r["qualname"], r["start_line"], r["end_line"],
-                    r["content_hash"]) for r in entries),
-            sorted((f.path, f.hash, f.status) for f in files.values()))
 
 
 def test_edit_create_rename_delete_seen_with_sync(git_repo, daemon):
