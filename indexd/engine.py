@@ -49,6 +49,7 @@ GIT_LOCK_STALE_S = 120         # an index.lock older than this is ignored
 BATCH_MAX = 2000
 GRAPH_REBUILD_OVER = 500       # changed files in one batch: rebuild the graph instead
 PRIORITY_EMBED_MAX = 50       # files of a small batch jump the embedding queue
+COOKIE_WAIT_S = 3.0           # a sync cookie not seen by then: reconcile instead
 UPKEEP_EVERY_S = 600           # compact the store, drop old versions, trim caches
 VECTOR_CACHE_ROWS = 500_000    # cached vectors kept beyond those in use (~800 MB at 384 dims)
 
@@ -502,21 +503,28 @@ class Engine:
             where = git if git.is_dir() else Path(repo)
             try:
                 (where / name).write_bytes(b"")
-                names[name] = where / name
+                names[name] = (realm, repo, where / name)
             except OSError as exc:
                 log.warning("cookie failed repo=%s error=%s", repo, exc)
                 self.on_rescan(realm, repo, "sync cookie failed")
+        # A cookie not seen quickly means the watch lost events (a queue
+        # overflow, a dead emitter): do not fail the request, reconcile that
+        # repo instead and watch it afresh.
+        wait_until = min(deadline, time.monotonic() + COOKIE_WAIT_S)
         try:
             with self.cond:
-                while not set(names) <= self.cookies_seen:
-                    left = deadline - time.monotonic()
-                    if left <= 0:
-                        raise IndexNotReady("sync timed out waiting for file events")
-                    self.cond.wait(min(left, 0.2))
+                while not set(names) <= self.cookies_seen and time.monotonic() < wait_until:
+                    self.cond.wait(min(max(0.0, wait_until - time.monotonic()), 0.2))
+                missing = set(names) - self.cookies_seen
                 self.cookies_seen -= set(names)
         finally:
-            for path in names.values():
+            for _realm, _repo, path in names.values():
                 path.unlink(missing_ok=True)
+        for name in missing:
+            realm, repo, _path = names[name]
+            log.warning("sync cookie not seen repo=%s: watch restarted, full reconcile", repo)
+            self.watcher.restart(realm, repo)
+            self.on_rescan(realm, repo, "sync cookie not seen")
 
     # -- status --------------------------------------------------------------
     def pending(self) -> int:

@@ -10,6 +10,7 @@ from pathlib import PurePosixPath
 
 from ..model import Entry, FileRecord, ParseResult, content_hash
 from ..enrich.summarizer import docstring_summary
+from ..parse.languages import is_code
 from ..words import expand_text, split_identifier
 
 DOC_BODY_CHARS = 1500   # sections and file entries: searchable text
@@ -53,10 +54,13 @@ def entry_rows(rec: FileRecord, result: ParseResult, text: str) -> list[dict]:
             "body": e.body, "search_text": search_text(rec.path, e),
             "embed_hash": None, "vector": None,
         })
+    code = is_code(result.language)
     for row in rows:
         # Docstring summaries are pure and cheap: computed here, in the parse
         # workers, not by a background stage rewriting every row afterwards.
-        row["summary"] = docstring_summary(row)
+        # A code file's own entry has no docstring of its own: its head is code.
+        if not (code and row["kind"] == "file"):
+            row["summary"] = docstring_summary(row)
     return rows
 
 

@@ -126,14 +126,40 @@ class Watcher:
             return
         handler = RepoHandler(realm, repo, self.on_path, self.on_git, self.on_dir)
         try:
+            before = inotify_watch_count()
             self.watches[(realm, repo)] = self.observer.schedule(
                 handler, repo, recursive=True, event_filter=EVENTS)
             self.errors.pop((realm, repo), None)
+            self._check_complete(realm, repo, before)
         except OSError as exc:
             # inotify limit exhausted (ENOSPC) or the folder vanished: the
             # engine falls back to periodic reconciliation for this repo.
             self.errors[(realm, repo)] = f"cannot watch: {exc.strerror or exc}"
             log.warning("watch failed realm=%s repo=%s error=%s", realm, repo, exc)
+
+    def _check_complete(self, realm: str, repo: str, before: int | None) -> None:
+        """watchdog silently skips sub-directories it cannot watch (inotify limit):
+        compare the watches it took with the directories there are."""
+        after = inotify_watch_count()
+        if before is None or after is None:
+            return
+        needed = sum(1 for _ in os.walk(repo)) if Path(repo).is_dir() else 0
+        got = after - before
+        if got < needed:
+            self.errors[(realm, repo)] = (
+                f"partial: {got} of {needed} directories watched (inotify limit; raise "
+                f"fs.inotify.max_user_watches); reconciled periodically instead")
+            log.warning("watch partial realm=%s repo=%s watched=%d dirs=%d", realm, repo, got, needed)
+
+    def restart(self, realm: str, repo: str) -> None:
+        """Drop and re-add one repo's watch (after it missed events)."""
+        watch = self.watches.pop((realm, repo), None)
+        if watch is not None:
+            try:
+                self.observer.unschedule(watch)
+            except (KeyError, OSError):
+                pass
+        self._add(realm, repo)
 
     def state(self, realm: str, repo: str) -> str:
         if not Path(repo).is_dir():
@@ -146,3 +172,22 @@ class Watcher:
         logging.getLogger("watchdog.observers").removeHandler(self._overflow)
         self.observer.stop()
         self.observer.join(timeout=5)
+
+
+def inotify_watch_count() -> int | None:
+    """Inotify watches this process holds (Linux /proc); None elsewhere."""
+    fd_dir = "/proc/self/fd"
+    try:
+        fds = os.listdir(fd_dir)
+    except OSError:
+        return None
+    total = 0
+    for fd in fds:
+        try:
+            if os.readlink(f"{fd_dir}/{fd}") != "anon_inode:inotify":
+                continue
+            with open(f"/proc/self/fdinfo/{fd}") as fh:
+                total += sum(1 for line in fh if line.startswith("inotify wd:"))
+        except OSError:
+            continue
+    return total

@@ -548,6 +548,8 @@ def test_inotify_limit_exhausted_falls_back_to_reconciliation(git_repo, daemon):
     try:
         WATCHES.write_text("1\n")      # below what any recursive watch needs
         d = daemon()
+        # the socket answers before the watches are scheduled: hold the limit until then
+        wait_until(lambda: "daemon started" in d.output(), timeout=30, what="the watches")
     finally:
         WATCHES.write_text(old + "\n")  # restore at once: the limit is machine-wide
     assert d.proc.poll() is None
