@@ -281,8 +281,7 @@ class Engine:
                 state.rescan = state.rescan or ("repo missing" if not present else "repo back")
                 state.rescan_since = state.rescan_since or now
                 if present:
-                    self.watcher.sync([k for k in self.repos if k != (realm, repo)])
-                    self.watcher.sync(list(self.repos))
+                    self.watcher.restart(realm, repo)   # the old watch died with the old root
             # Checked on disk too: at start no event has told us about a lock yet.
             if state.busy or (state.rescan and _git_busy(repo)):
                 state.busy = True
