@@ -46,6 +46,7 @@ class Job:
     known_reason: str
     max_size: int
     allow: tuple
+    known_entries: int = 0
 
 
 @dataclass
@@ -65,6 +66,7 @@ class Plan:
     listed: int = 0
     unchanged: int = 0
     skipped: list[FileRecord] = field(default_factory=list)
+    repaired: int = 0                  # files forced to reparse by the count check
 
 
 @dataclass
@@ -77,6 +79,7 @@ class Report:
     deleted: int = 0
     failed: int = 0
     entries: int = 0
+    repaired: int = 0
     skipped: Counter = field(default_factory=Counter)
     seconds: float = 0.0
     changed_paths: list = field(default_factory=list)  # (realm, repo, path) written or deleted
@@ -85,7 +88,7 @@ class Report:
     def to_json(self) -> dict:
         return {"files": self.files, "unchanged": self.unchanged, "hashed": self.hashed,
                 "parsed": self.parsed, "touched": self.touched, "deleted": self.deleted,
-                "failed": self.failed, "entries": self.entries,
+                "failed": self.failed, "entries": self.entries, "repaired": self.repaired,
                 "skipped": dict(self.skipped), "seconds": round(self.seconds, 3)}
 
 
@@ -104,7 +107,8 @@ def process_file(job: Job) -> Outcome:
     rec = replace(base, hash=src.hash, size=src.size, mtime_ns=src.mtime_ns,
                   inode=src.inode, language=language)
     if src.hash == job.known_hash and job.known_status != SKIPPED:
-        rec = replace(rec, status=job.known_status, reason=job.known_reason)
+        rec = replace(rec, status=job.known_status, reason=job.known_reason,
+                      entries=job.known_entries)
         return Outcome(record=rec, touched=True)
 
     def exists(rel: str) -> bool:
@@ -153,6 +157,7 @@ class Indexer:
         return plan
 
     def _plan_full(self, plan: Plan, known: dict) -> None:
+        self._force_torn(plan, known)
         listing = self.rules(plan.repo, fresh=True).list()
         for path, reason, detail in listing.skipped:
             plan.skipped.append(FileRecord(plan.realm, plan.repo, path, status=SKIPPED,
@@ -162,6 +167,21 @@ class Indexer:
         present = set(listing.files) | {r.path for r in plan.skipped}
         plan.deleted += [file_key(plan.realm, plan.repo, p) for p in sorted(set(known) - present)]
         plan.listed = len(listing.files)
+
+    def _force_torn(self, plan: Plan, known: dict) -> None:
+        """Reparse files whose entry rows do not number what their file row says.
+
+        A kill between an entry batch's delete and its add (the enrich stage
+        rewrites rows to set vectors) leaves a file row that matches the disk
+        over missing entries; only a count check can see it.
+        """
+        counts = self.store.entry_counts(plan.realm, plan.repo)
+        for path, rec in list(known.items()):
+            if counts.get(rec.key, 0) != rec.entries:
+                log.warning("torn entries repaired realm=%s repo=%s path=%s want=%d have=%d",
+                            plan.realm, plan.repo, path, rec.entries, counts.get(rec.key, 0))
+                known[path] = replace(rec, size=-1, hash="")
+                plan.repaired += 1
 
     def _plan_paths(self, plan: Plan, known: dict, paths: list[str]) -> None:
         """Dirty paths from the watcher or the command line: no tree walk."""
@@ -185,7 +205,8 @@ class Indexer:
             return
         plan.jobs.append(Job(realm, repo, path, rec.hash if rec else "",
                              rec.status if rec else "", rec.reason if rec else "",
-                             self.settings.max_file_size, tuple(self.settings.secret_allow)))
+                             self.settings.max_file_size, tuple(self.settings.secret_allow),
+                             rec.entries if rec else 0))
 
     # -- running -----------------------------------------------------------
     def run(self, plans: list[Plan]) -> Report:
@@ -194,6 +215,7 @@ class Indexer:
         jobs = [job for plan in plans for job in plan.jobs]
         report.files = sum(p.listed for p in plans)
         report.unchanged = sum(p.unchanged for p in plans)
+        report.repaired = sum(p.repaired for p in plans)
         self.on_progress({"event": "plan", "files": report.files, "to_check": len(jobs),
                           "unchanged": report.unchanged,
                           "deleted": sum(len(p.deleted) for p in plans)})

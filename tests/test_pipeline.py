@@ -117,6 +117,8 @@ def test_rerun_parses_nothing_and_one_edit_rewrites_one_file(git_repo, make_stor
     touched = index(settings, store)
     assert touched.hashed == 1 and touched.parsed == 0 and touched.touched == 1
 
+    assert index(settings, store).repaired == 0, "a touched file keeps its entry count"
+
     git_repo.write("src/client.py", PY.replace("attempts * 2", "attempts * 3"))
     edited = index(settings, store)
     assert edited.parsed == 1 and edited.hashed == 1
@@ -130,6 +132,24 @@ def test_rerun_parses_nothing_and_one_edit_rewrites_one_file(git_repo, make_stor
     old_ids = {(r[0], r[2]): r[6] for r in before}
     new_ids = {(r[0], r[2]): r[6] for r in after}
     assert old_ids == new_ids  # ids are stable across runs
+
+
+def test_torn_entry_rows_are_reparsed_by_the_next_full_plan(git_repo, make_store):
+    """A kill between an entries delete and its add leaves the file row matching the
+    disk over missing rows (the enrich stage rewrites rows); the count check heals it."""
+    make_repo(git_repo)
+    settings = settings_with_realm("work", git_repo.path)
+    store = make_store(settings)
+    index(settings, store)
+    before = snapshot(store)
+    torn = [r for r in before if r[0] == "src/client.py"]
+    assert len(torn) > 3
+    store.entries.delete(f"id = '{torn[1][6]}'")      # one row lost
+    store.entries.delete(f"path = 'docs/guide.md'")   # every row of another file lost
+    report = index(settings, store)
+    assert report.repaired == 2 and report.parsed == 2
+    assert snapshot(store) == before
+    assert index(settings, store).repaired == 0
 
 
 def test_deleted_file_rows_are_purged_from_disk(git_repo, make_store):

@@ -171,5 +171,8 @@ def store_snapshot(home):
 
 def assert_matches_fresh(home, repo_path, tmp_path, name="fresh"):
     got, want = store_snapshot(home), fresh_snapshot(repo_path, tmp_path, name)
-    assert got[1] == want[1], "files differ from a fresh one-shot index"
-    assert got[0] == want[0], "entries differ from a fresh one-shot index"
+    for i, what in ((1, "files"), (0, "entries")):
+        extra, missing = set(got[i]) - set(want[i]), set(want[i]) - set(got[i])
+        assert got[i] == want[i], (
+            f"{what} differ from a fresh one-shot index: {len(extra)} extra, e.g. "
+            f"{sorted(extra)[:3]}; {len(missing)} missing, e.g. {sorted(missing)[:3]}")

@@ -12,6 +12,10 @@ all new. merge_insert would make each table's swap one commit, but measured
 freshness is the product. Entries go before files: if we die in between, the
 files row still holds the old stat/hash and the next reconcile reparses the
 file; the reverse order could leave a new hash pointing at old entries.
+``update_entries`` (vectors, summaries) is a delete-then-add too: a kill in
+between loses rows under a files row that still matches the disk, which the
+pipeline's full plan detects by comparing ``files.entries`` with
+``entry_counts`` and heals by reparsing.
 Readers in other processes (the CLI without a daemon) may glimpse a file
 between two commits while a one-shot index is running.
 """
@@ -29,6 +33,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute  # noqa: F401 - pa.compute
 
 from ..errors import StoreError
 from ..model import FileRecord
@@ -187,6 +192,14 @@ class Store:
                 "status", "reason", "indexed_at", "entries")})
             out[rec.path if repo is not None else rec.key] = rec
         return out
+
+    def entry_counts(self, realm: str, repo: str) -> dict[str, int]:
+        """Entry rows per file key in one repo (to check files' ``entries``)."""
+        where = f"realm = {_sql(realm)} AND repo = {_sql(repo)}"
+        with self.lock.read():
+            keys = self._scan(self.entries, where, ["file_key"]).column("file_key")
+        counts = pa.compute.value_counts(keys).to_pylist() if len(keys) else []
+        return {c["values"]: c["counts"] for c in counts}
 
     def _scan(self, table, where: str | None, columns=None) -> pa.Table:
         query = table.search()
