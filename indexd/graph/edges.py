@@ -129,11 +129,10 @@ def _import_edges(index, f, res):
 def _unique_refs(f: FileFacts):
     """One reference per (name, line, scope); a call wins over an attribute use."""
     best: dict[tuple, str] = {}
-    for r in f.refs:
-        if r.kind in REF_KINDS:
-            key = (r.name, r.line, r.scope)
-            if key not in best or r.kind == "call":
-                best[key] = r.kind
+    for r in f.refs_of(*REF_KINDS):
+        key = (r.name, r.line, r.scope)
+        if key not in best or r.kind == "call":
+            best[key] = r.kind
     return [(kind, name, line, scope) for (name, line, scope), kind in best.items()]
 
 
@@ -195,9 +194,7 @@ def _name_match(index, f, name, line, res) -> tuple[str, list]:
 # --- config ------------------------------------------------------------------
 
 def _config_edges(index, f, res) -> None:
-    for r in f.refs:
-        if r.kind != "config":
-            continue
+    for r in f.refs_of("config"):
         last = r.name.rsplit(".", 1)[-1]
         res.wants.add(("name", last))
         for repo, path in sorted(index.defs_by_name.get(last, ())):
@@ -271,9 +268,8 @@ def _doc_edges(index, f, res) -> None:
         sym = _symbol_at(index, hit[0], hit[1], int(frag.group(1))) if frag else None
         res.edges.append(_edge(f, "documents", _section_at(f, ln.line), hit[0], hit[1], sym,
                                ln.line, "link", 1.0))
-    for r in f.refs:
-        if r.kind == "code_span":
-            _span_edges(index, f, r, res)
+    for r in f.refs_of("code_span"):
+        _span_edges(index, f, r, res)
 
 
 def _span_edges(index, f, r, res) -> None:

@@ -18,6 +18,8 @@ from pathlib import Path, PurePosixPath
 
 from .model import Def, FileFacts, LinkFact, Ref
 
+_INTS: dict[int, int] = {}
+
 MANIFESTS = ("go.mod", "package.json", "tsconfig.json", "jsconfig.json", "Cargo.toml")
 ENTRY_COLUMNS = ["realm", "repo", "path", "lang", "kind", "qualname", "name",
                  "start_line", "end_line"]
@@ -100,41 +102,80 @@ def load_facts(store, realm: str | None = None, where: str | None = None,
     for row in store.entries_where(where, columns=ENTRY_COLUMNS, limit=None):
         if row["kind"] != "file":
             defs[(row["realm"], row["repo"], row["path"])].append(Def(
-                _intern(row["kind"]), row["qualname"], _intern(row["name"]), row["start_line"],
-                row["end_line"]))
+                _intern(row["kind"]), row["qualname"], _intern(row["name"]), _int(row["start_line"]),
+                _int(row["end_line"])))
     query = store.links.search()
     if where:
         query = query.where(where)
     with store.lock.read():
         table = query.select(LINK_COLUMNS).limit(None).to_arrow()
-    for row in _rows(table):
-        f = facts.get((row["realm"], row["repo"], row["path"]))
-        if f is None:
-            continue
-        if row["how"] == "link":
-            f.links.append(LinkFact(row["kind"], row["target"], row["line"], bool(row["broken"])))
-        else:
-            # Interned: half a million references repeat a few thousand names;
-            # sharing the strings halves the warm graph's memory on the stdlib.
-            f.refs.append(Ref(_intern(row["kind"]), _intern(row["target"]), _intern(row["module"]),
-                              row["line"], _intern(row["scope"])))
+    _add_links(facts, table)
+    del table
+    _release_arrow()
     for key, f in facts.items():
         f.defs = sorted(defs.get(key, []), key=lambda d: (d.start, -d.end))
-        f.refs.sort(key=lambda r: r.line)
         f.links.sort(key=lambda ln: ln.line)
         if is_manifest(f.path):
             f.manifest = _read_manifest(f.repo, f.path)
     return list(facts.values())
 
 
+def _add_links(facts: dict[tuple, FileFacts], table) -> None:
+    """Links and references of the ``links`` table onto their files' facts.
+
+    References are grouped per file in Arrow (a stable sort by file, then line)
+    and packed column-wise straight from each file's slice: no per-row dict or
+    tuple is ever built for the half a million references of the stdlib.
+    """
+    import pyarrow.compute as pc
+
+    if not table.num_rows:
+        return
+    is_link = pc.fill_null(pc.equal(table["how"], "link"), False)
+    for row in _rows(table.filter(is_link)):
+        f = facts.get((row["realm"], row["repo"], row["path"]))
+        if f is not None:
+            f.links.append(LinkFact(row["kind"], row["target"], row["line"], bool(row["broken"])))
+    refs = table.filter(pc.invert(is_link))
+    if not refs.num_rows:
+        return
+    refs = refs.take(pc.sort_indices(refs, [("realm", "ascending"), ("repo", "ascending"),
+                                            ("path", "ascending"), ("line", "ascending")]))
+    file_id = pc.binary_join_element_wise(refs["realm"], refs["repo"], refs["path"], "\x1f")
+    cuts = pc.indices_nonzero(pc.not_equal(file_id[1:], file_id[:-1])).to_pylist()
+    bounds = [0] + [c + 1 for c in cuts] + [refs.num_rows]
+    for lo, hi in zip(bounds, bounds[1:]):
+        part = refs.slice(lo, hi - lo).select(["realm", "repo", "path", "kind", "target",
+                                               "module", "line", "scope"]).to_pydict()
+        f = facts.get((part["realm"][0], part["repo"][0], part["path"][0]))
+        if f is None:
+            continue
+        # Interned: half a million references repeat a few thousand names.
+        f.set_refs(part["kind"], [_intern(v) for v in part["target"]],
+                   [_intern(v) for v in part["module"]], part["line"],
+                   [_intern(v) for v in part["scope"]])
+
+
 def _rows(table, chunk: int = 20_000):
-    """Rows of an Arrow table as dicts, a slice at a time (half a million dicts at
-    once was the warm graph's largest transient allocation)."""
+    """Rows of an Arrow table as dicts, a slice at a time."""
     for start in range(0, table.num_rows, chunk):
         part = table.slice(start, chunk).to_pydict()
         names = list(part)
         for values in zip(*(part[n] for n in names)):
             yield dict(zip(names, values))
+
+
+def _release_arrow() -> None:
+    """Hand Arrow's freed buffers back: its mimalloc/jemalloc pool keeps them (about
+    200 MB after reading the stdlib's links table) and ``malloc_trim`` cannot reach them."""
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
+
+
+def _int(value: int) -> int:
+    """One shared int object per line number (ints above 256 are not cached)."""
+    return _INTS.setdefault(value, value)
 
 
 def _intern(value):

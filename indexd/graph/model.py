@@ -2,12 +2,13 @@
 
 ``FileFacts`` is everything the graph needs to know about one file (what it
 defines, what it references, what it links to); ``Edge`` is one relationship
-between two files or symbols. Frozen/plain dataclasses only, no I/O.
+between two files or symbols. Plain data only, no I/O.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import sys
+from array import array
 from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import NamedTuple
@@ -39,21 +40,85 @@ class LinkFact(NamedTuple):
     broken: bool
 
 
-@dataclass
+_REF_KINDS: list[str] = []          # ref kind code -> kind (grows as parsers add kinds)
+_REF_CODES: dict[str, int] = {}
+
+
+def _ref_code(kind: str) -> int:
+    code = _REF_CODES.get(kind)
+    if code is None:
+        code = _REF_CODES[kind] = len(_REF_KINDS)
+        _REF_KINDS.append(sys.intern(kind))
+        if code > 255:
+            raise ValueError("more than 256 reference kinds")
+    return code
+
+
 class FileFacts:
-    realm: str
-    repo: str            # absolute POSIX path of the repo root
-    path: str            # repo-relative POSIX path
-    lang: str
-    status: str = "indexed"
-    defs: list[Def] = field(default_factory=list)
-    refs: list[Ref] = field(default_factory=list)
-    links: list[LinkFact] = field(default_factory=list)
-    manifest: dict | None = None   # facts read from go.mod / package.json / tsconfig.json / Cargo.toml
+    """One file's facts. ``refs`` are kept packed in columns (a byte per kind, an
+    int32 per line, shared strings), half a million of them on the stdlib; the
+    property hands out ``Ref`` tuples, ``refs_of`` only those of some kinds."""
+
+    __slots__ = ("realm", "repo", "path", "lang", "status", "defs", "links", "manifest",
+                 "_kinds", "_names", "_modules", "_lines", "_scopes")
+
+    def __init__(self, realm: str, repo: str, path: str, lang: str, status: str = "indexed",
+                 defs: list[Def] | None = None, refs: list[Ref] | None = None,
+                 links: list[LinkFact] | None = None, manifest: dict | None = None):
+        self.realm, self.repo, self.path, self.lang, self.status = realm, repo, path, lang, status
+        self.defs = list(defs) if defs is not None else []
+        self.links = list(links) if links is not None else []
+        self.manifest = manifest   # facts read from go.mod / package.json / tsconfig.json / Cargo.toml
+        self.refs = refs or []
+
+    @property
+    def refs(self) -> list[Ref]:
+        return [Ref(_REF_KINDS[k], n, m, ln, s) for k, n, m, ln, s in self._columns()]
+
+    @refs.setter
+    def refs(self, refs) -> None:
+        self.set_refs([r[0] for r in refs], [r[1] for r in refs], [r[2] for r in refs],
+                      [r[3] for r in refs], [r[4] for r in refs])
+
+    def set_refs(self, kinds, names, modules, lines, scopes) -> None:
+        """Pack parallel columns (kind, name, module, line, scope) of references."""
+        self._kinds = bytes(_ref_code(k) for k in kinds)
+        self._names = tuple(names)
+        self._modules = tuple(modules) if any(m is not None for m in modules) else None
+        self._lines = array("i", lines)
+        self._scopes = tuple(scopes) if any(s is not None for s in scopes) else None
+
+    def refs_of(self, *kinds: str) -> list[Ref]:
+        """The references of some kinds only, in order (without unpacking the rest)."""
+        codes = [_REF_CODES[k] for k in kinds if k in _REF_CODES]
+        if not codes:
+            return []
+        packed = self._kinds
+        at = sorted(i for c in codes for i in _positions(packed, c))
+        mods, scopes = self._modules, self._scopes
+        return [Ref(_REF_KINDS[packed[i]], self._names[i], mods[i] if mods else None,
+                    self._lines[i], scopes[i] if scopes else None) for i in at]
+
+    def _columns(self):
+        n = len(self._kinds)
+        return zip(self._kinds, self._names, self._modules or (None,) * n, self._lines,
+                   self._scopes or (None,) * n)
 
     @property
     def key(self) -> tuple[str, str, str]:
         return (self.realm, self.repo, self.path)
+
+    def __repr__(self) -> str:
+        return (f"FileFacts({self.realm!r}, {self.repo!r}, {self.path!r}, {self.lang!r}, "
+                f"{self.status!r}, defs={len(self.defs)}, refs={len(self._kinds)}, "
+                f"links={len(self.links)})")
+
+
+def _positions(packed: bytes, code: int):
+    i = packed.find(code)
+    while i >= 0:
+        yield i
+        i = packed.find(code, i + 1)
 
 
 class Edge(NamedTuple):

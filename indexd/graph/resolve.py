@@ -167,11 +167,9 @@ def resolve_imports(index: RealmIndex, f: FileFacts) -> list[Target]:
 # --- Python ------------------------------------------------------------------
 
 def python_targets(index: RealmIndex, f: FileFacts) -> list[Target]:
-    from_lines = {(r.name, r.line) for r in f.refs if r.kind == "import_from"}
+    from_lines = {(r.name, r.line) for r in f.refs_of("import_from")}
     out: list[Target] = []
-    for r in f.refs:
-        if r.kind != "import":
-            continue
+    for r in f.refs_of("import"):
         if r.module is None:
             if (r.name, r.line) not in from_lines:
                 out.append(_py_import(index, f, r.name, r.line, r.scope))
@@ -219,8 +217,8 @@ def _py_definer(index, repo, file, name, depth: int = 3):
     f = index.files.get((repo, file))
     if f is None or depth == 0:
         return None
-    for r in f.refs:
-        if r.kind == "import" and r.module is not None and r.name == name:
+    for r in f.refs_of("import"):
+        if r.module is not None and r.name == name:
             t = _py_from(index, f, r.module, name, r.line, None, depth - 1)
             if t.path is not None and t.symbol:
                 return (t.def_at or (t.repo, t.path)), t.symbol

@@ -51,9 +51,7 @@ def _norm(path: str) -> str | None:
 
 def _js_targets(index, f) -> list[Target]:
     out = []
-    for r in f.refs:
-        if r.kind not in ("import", "import_default"):
-            continue
+    for r in f.refs_of("import", "import_default"):
         spec = r.module if r.module is not None else r.name
         hit = resolve_js(index, f, spec)
         if r.module is None:
@@ -152,9 +150,7 @@ def _go_targets(index, f) -> list[Target]:
                      key=lambda x: -len(x[0]))
     test = f.path.endswith("_test.go")
     out = []
-    for r in f.refs:
-        if r.kind != "import":
-            continue
+    for r in f.refs_of("import"):
         files = _go_package(index, modules, r.name, test)
         if not files:
             out.append(Target(r.line, r.name, None, None, None, None, r.scope))
@@ -179,7 +175,7 @@ def _go_package(index, modules, spec: str, test: bool) -> list[tuple[str, str]]:
 
 def _rust_targets(index, f) -> list[Target]:
     out = []
-    for r in f.refs:
+    for r in f.refs_of("mod", "import"):
         if r.kind == "mod":
             md = _rs_module_dir(f.path)
             hit = _rs_file(index, f.repo, posixpath.join(md, r.name) if md else r.name)
