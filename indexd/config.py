@@ -65,6 +65,8 @@ class Settings:
     workers: int = 0                                 # 0 = one per core
     embed_model: str = "default"
     embed_recipe: str = "default"                    # default | name_doc | body (docs/benchmarks.md)
+    embed_runtime: str = "auto"                      # auto | onnx | torch (enrich/embedder.py)
+    model_cache: str = ""                            # ONNX exports; "" = <cache_dir>/models
     embed_batch: int = 16            # measured: as fast as 32 on CPU, half the wait for a query
     summarize: str = "docstring"                     # off | docstring | llm
     ollama_url: str = "http://127.0.0.1:11434"

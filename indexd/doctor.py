@@ -248,7 +248,19 @@ def check_embedding(ctx: _Ctx) -> Check:
                                         "or config.json", where)
     size = sum(p.stat().st_size for p in weights)
     return Check("embedding", OK, f"model {spec!r} files at {path} ({_human(size)} of weights; "
-                                  "not loaded by doctor)")
+                                  f"not loaded by doctor); runtime: {_runtime(ctx.settings)}")
+
+
+def _runtime(settings) -> str:
+    from importlib.util import find_spec
+
+    wanted = (settings.embed_runtime or "auto").strip()
+    if wanted == "torch":
+        return "torch (embed_runtime = torch)"
+    if find_spec("onnxruntime") is None:
+        return "torch (onnxruntime is not installed)" if wanted == "auto" else \
+            "onnx requested but onnxruntime is not installed: pip install onnxruntime"
+    return "onnx (exported from the weights once, at the daemon's first start)"
 
 
 def check_ollama(ctx: _Ctx) -> Check:

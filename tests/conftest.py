@@ -14,6 +14,17 @@ import pytest
 from testlib import Daemon, GitRepo
 
 
+@pytest.fixture(scope="session", autouse=True)
+def model_cache(tmp_path_factory):
+    """One ONNX export of the real model per test session, not one per INDEXD_HOME."""
+    import os
+
+    path = tmp_path_factory.mktemp("models")
+    os.environ["INDEXD_MODEL_CACHE"] = str(path)
+    yield path
+    os.environ.pop("INDEXD_MODEL_CACHE", None)
+
+
 @pytest.fixture(autouse=True)
 def indexd_home(monkeypatch):
     # Short path: Unix socket paths are limited to ~107 bytes.

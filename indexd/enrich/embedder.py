@@ -17,6 +17,7 @@ TRANSFORMERS_OFFLINE are forced on before sentence_transformers is imported.
 from __future__ import annotations
 
 import hashlib
+import logging
 import math
 import os
 import re
@@ -26,7 +27,12 @@ from typing import Protocol, runtime_checkable
 
 from ..errors import ModelUnavailable
 
+log = logging.getLogger(__name__)
+
 DEFAULT_NAME = "all-MiniLM-L6-v2"
+# auto: onnxruntime when it can run the model (a third of torch's memory,
+# docs/decisions.md), else torch; onnx / torch: exactly that one.
+RUNTIMES = ("auto", "onnx", "torch")
 ENV_KEY = "INDEXD_EMBED_MODEL"
 _WEIGHT_GLOBS = ("*.safetensors", "pytorch_model*.bin", "*.onnx", "*.bin")
 
@@ -105,20 +111,16 @@ def _features(text: str) -> list[str]:
     return words + grams
 
 
-class SentenceTransformerEmbedder:
-    """A local sentence-transformers model directory, on CPU by default.
+class LocalModelEmbedder:
+    """A model run in this process: counters and the turn-taking around it.
 
-    ``path`` must be a directory on disk: a hub name would make
-    sentence_transformers try the network, so it is refused up front.
+    Subclasses set ``dim``, ``max_tokens``, ``model_id`` and ``batch_size`` and
+    implement ``_run(batch) -> float32 array`` of L2-normalised rows.
     """
 
-    def __init__(self, path: str | os.PathLike, device: str = "cpu",
-                 threads: int | None = None, batch_size: int = 32,
-                 name: str | None = None):
-        directory = Path(path).expanduser()
-        if not directory.is_dir():
-            raise ModelUnavailable(f"embedding model directory {directory} not found")
-        self.path = directory
+    runtime = ""
+
+    def __init__(self, batch_size: int):
         self.batch_size = max(1, int(batch_size))
         self.calls = 0
         self.texts_encoded = 0
@@ -126,11 +128,6 @@ class SentenceTransformerEmbedder:
         self._turn = threading.Condition()     # who may use the model next
         self._busy = False
         self._queries_waiting = 0
-        self._model = _load_sentence_transformer(directory, device, threads)
-        self.dim = int(self._model.get_embedding_dimension())
-        self.max_tokens = int(self._model.max_seq_length or 512)
-        label = name or directory.name
-        self.model_id = f"{label}@{weights_hash(directory)[:12]}/{self.dim}"
 
     def encode(self, texts: list[str]) -> list[list[float]]:
         if not texts:
@@ -150,9 +147,9 @@ class SentenceTransformerEmbedder:
         return self._encode_batch([text], True)[0]
 
     def _encode_batch(self, batch: list[str], query: bool) -> list[list[float]]:
-        # One batch at a time: the fast tokenizer is not safe to share between
-        # threads ("Already borrowed"), and torch already uses the threads we
-        # pinned. Taking turns per batch, with waiting queries first, bounds a
+        # One batch at a time: fast tokenizers are not safe to share between
+        # threads ("Already borrowed"), and the runtime already uses the threads
+        # we pinned. Taking turns per batch, with waiting queries first, bounds a
         # search's wait during indexing to the one batch in progress.
         with self._turn:
             self._queries_waiting += query
@@ -161,14 +158,49 @@ class SentenceTransformerEmbedder:
             self._queries_waiting -= query
             self._busy = True
         try:
-            arr = self._model.encode(list(batch), batch_size=self.batch_size,
-                                     show_progress_bar=False, convert_to_numpy=True,
-                                     normalize_embeddings=True)
+            arr = self._run(list(batch))
         finally:
             with self._turn:
                 self._busy = False
                 self._turn.notify_all()
         return arr.astype("float32", copy=False).tolist()
+
+    def _run(self, batch: list[str]):
+        raise NotImplementedError
+
+
+class SentenceTransformerEmbedder(LocalModelEmbedder):
+    """A local sentence-transformers model directory, on CPU by default.
+
+    ``path`` must be a directory on disk: a hub name would make
+    sentence_transformers try the network, so it is refused up front.
+    """
+
+    runtime = "torch"
+
+    def __init__(self, path: str | os.PathLike, device: str = "cpu",
+                 threads: int | None = None, batch_size: int = 32,
+                 name: str | None = None, weights: str | None = None):
+        super().__init__(batch_size)
+        directory = Path(path).expanduser()
+        if not directory.is_dir():
+            raise ModelUnavailable(f"embedding model directory {directory} not found")
+        self.path = directory
+        self._model = _load_sentence_transformer(directory, device, threads)
+        self.dim = int(self._model.get_embedding_dimension())
+        self.max_tokens = int(self._model.max_seq_length or 512)
+        label = name or directory.name
+        self.model_id = model_id(label, weights or weights_hash(directory), self.dim)
+
+    def _run(self, batch: list[str]):
+        return self._model.encode(batch, batch_size=self.batch_size, show_progress_bar=False,
+                                  convert_to_numpy=True, normalize_embeddings=True)
+
+
+def model_id(label: str, weights: str, dim: int) -> str:
+    """The same for every runtime of the same weights: their vectors agree
+    (cosine >= 0.9999, tests/enrich), so switching runtime re-embeds nothing."""
+    return f"{label}@{weights[:12]}/{dim}"
 
 
 def _load_sentence_transformer(directory: Path, device: str, threads: int | None):
@@ -337,8 +369,29 @@ def load_embedder(settings) -> Embedder:
         raise ModelUnavailable(
             f"embedding model {spec!r} not found at {path}; {_where_to_set(settings)}",
             {"embed_model": spec})
+    runtime = (getattr(settings, "embed_runtime", "auto") or "auto").strip()
+    if runtime not in RUNTIMES:
+        raise ModelUnavailable(f"embed_runtime {runtime!r} is not one of {', '.join(RUNTIMES)}; "
+                               f"set it in {settings.paths.config_file} or INDEXD_EMBED_RUNTIME",
+                               {"embed_runtime": runtime})
+    weights = weights_hash(path)
+    if runtime in ("auto", "onnx"):
+        from .onnx_embedder import OnnxEmbedder, onnx_model
+
+        try:
+            cache = Path(settings.model_cache or settings.paths.cache_dir / "models").expanduser()
+            onnx_path = onnx_model(path, weights, cache, name or path.name)
+            return OnnxEmbedder(path, onnx_path, batch_size=settings.embed_batch, name=name,
+                                weights=weights)
+        except ModelUnavailable as exc:
+            if runtime == "onnx":
+                raise ModelUnavailable(f"{exc.message}; set embed_runtime = \"torch\" or "
+                                       "\"auto\" to run the model through torch instead",
+                                       {"embed_runtime": runtime}) from exc
+            log.warning("onnx runtime unavailable, using torch: %s", exc.message)
     try:
-        return SentenceTransformerEmbedder(path, batch_size=settings.embed_batch, name=name)
+        return SentenceTransformerEmbedder(path, batch_size=settings.embed_batch, name=name,
+                                           weights=weights)
     except ModelUnavailable as exc:
         raise ModelUnavailable(f"{exc.message}; {_where_to_set(settings)}",
                                {"embed_model": spec}) from exc

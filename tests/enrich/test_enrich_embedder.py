@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import inspect
+import json.decoder
+import logging
 import math
 import os
+import shutil
 import socket
 from pathlib import Path
 
@@ -17,6 +21,7 @@ from indexd.enrich.embedder import (
     default_model_path,
     load_embedder,
 )
+from indexd.enrich.onnx_embedder import OnnxEmbedder
 from indexd.errors import ModelUnavailable
 
 from enrich_fixtures import fake_ollama, settings  # noqa: F401 - fixtures
@@ -70,7 +75,8 @@ def _refuse(self, address):
 # ------------------------------------------------------------------ real model
 
 def test_default_model_loads_offline_with_384_normalised_vectors(minilm):
-    assert isinstance(minilm, SentenceTransformerEmbedder)
+    # onnxruntime is a dependency, so "auto" runs the model without torch
+    assert isinstance(minilm, OnnxEmbedder) and minilm.runtime == "onnx"
     assert isinstance(minilm, Embedder)
     assert minilm.dim == 384
     assert minilm.max_tokens == 256
@@ -104,6 +110,47 @@ def test_model_id_stable_across_loads(minilm, no_network):
     assert again.model_id == minilm.model_id
     # Same weights under another directory name: same hash, different label.
     assert again.model_id.split("@")[1] == minilm.model_id.split("@")[1]
+
+
+def test_onnx_and_torch_runtimes_give_the_same_vectors(minilm, settings):
+    """Same model id, same vectors (short, long and over-the-limit texts), so
+    switching embed_runtime re-embeds nothing."""
+    torch_model = load_embedder(settings(embed_model="default", embed_runtime="torch"))
+    assert isinstance(torch_model, SentenceTransformerEmbedder) and torch_model.runtime == "torch"
+    assert torch_model.model_id == minilm.model_id
+    source = Path(inspect.getsourcefile(json.decoder)).read_text()
+    texts = ["x", "parse a url", source[:400], source[:3000], source[2000:12000]] + \
+        [source[i:i + 90] for i in range(0, 2700, 300)]
+    a, b = minilm.encode(texts), torch_model.encode(texts)
+    cosines = [_cos(u, v) for u, v in zip(a, b)]
+    assert min(cosines) > 0.9999, cosines
+    assert _cos(minilm.encode_query("decode json"), torch_model.encode_query("decode json")) > 0.9999
+
+
+def test_onnx_export_is_cached_by_weights(minilm, settings, tmp_path):
+    cache = tmp_path / "models"
+    s = settings(embed_model="default", model_cache=str(cache))
+    load_embedder(s)
+    exports = list(cache.glob("*/model.onnx"))
+    assert len(exports) == 1 and exports[0].with_suffix(".json").is_file()
+    stamp = exports[0].stat().st_mtime_ns
+    assert load_embedder(s).model_id == minilm.model_id
+    assert exports[0].stat().st_mtime_ns == stamp   # reused, not exported again
+
+
+def test_runtime_settings(settings, tmp_path, caplog):
+    with pytest.raises(ModelUnavailable, match="embed_runtime 'gpu'"):
+        load_embedder(settings(embed_model="default", embed_runtime="gpu"))
+    # a model ONNX cannot run (no tokenizer.json): auto falls back to torch, onnx says why
+    copy = tmp_path / "model"
+    shutil.copytree(default_model_path(), copy)
+    (copy / "tokenizer.json").unlink()
+    with pytest.raises(ModelUnavailable, match="no tokenizer.json.*embed_runtime"):
+        load_embedder(settings(embed_model=str(copy), embed_runtime="onnx"))
+    with caplog.at_level(logging.WARNING):
+        fallback = load_embedder(settings(embed_model=str(copy), embed_runtime="auto"))
+    assert isinstance(fallback, SentenceTransformerEmbedder)
+    assert "using torch" in caplog.text and "no tokenizer.json" in caplog.text
 
 
 # ------------------------------------------------------------------ hash embedder
@@ -231,3 +278,19 @@ def test_weights_dir_hash_covers_weights(tmp_path):
     (d / "model.safetensors").write_bytes(b"b" * 10)
     assert weights_hash(d) != first
     assert Path(default_model_path()).is_dir()
+
+
+def test_onnx_runtime_never_imports_torch_in_the_serving_process(minilm, indexd_home):
+    """torch (~260 MB) stays out of the daemon: the export runs in a child process."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from indexd.config import load_settings; "
+            "from indexd.enrich.embedder import load_embedder; "
+            "e = load_embedder(load_settings()); v = e.encode(['parse a url']); "
+            "print(e.runtime, len(v[0]), 'torch' in sys.modules, "
+            "'sentence_transformers' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=os.environ | {"INDEXD_EMBED_MODEL": "default"}, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["onnx", "384", "False", "False"]
