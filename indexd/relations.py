@@ -196,7 +196,7 @@ class Relations:
     def status(self) -> dict:
         g = self.graph
         return {"ready": g is not None, "error": self.error, "build_s": self.build_s,
-                "edges": len(g.edges()) if g is not None else 0}
+                "edges": g.edge_count() if g is not None else 0}
 
 
 def _unknown(target: str, exc: KeyError) -> str:

@@ -20,8 +20,9 @@ from collections import defaultdict
 
 from . import export as _export
 from .edges import FileResult, file_edges
-from .impact import combined, item, rank, symbol_matches, walk
+from .impact import combined, item, rank, walk
 from .model import Edge, FileFacts, is_test_path, repo_name
+from .packed import Packed
 from .resolve import RealmIndex
 
 FULL_REALM_FILES = ("__init__.py", "__init__.pyi", "go.mod", "package.json", "tsconfig.json",
@@ -48,10 +49,13 @@ class Graph:
     def __init__(self):
         self.facts: dict[tuple, FileFacts] = {}
         self.indexes: dict[str, RealmIndex] = {}
-        self.results: dict[tuple, FileResult] = {}
-        self.rev: dict[tuple, dict[tuple, list[Edge]]] = defaultdict(dict)   # dst file -> src -> edges
-        # dst file -> symbol (and each enclosing symbol) -> src -> edges
-        self.rev_sym: dict[tuple, dict[str, dict[tuple, list[Edge]]]] = defaultdict(dict)
+        self.results: dict[tuple, Packed] = {}
+        # dst file -> src file -> the dst's index in the src's Packed result
+        # (co-change: ("git", *src) -> its edges)
+        self.rev: dict[tuple, dict[tuple, int | list[Edge]]] = defaultdict(dict)
+        # dst file -> symbol (and each enclosing symbol) -> src files with edges landing there
+        self.rev_sym: dict[tuple, dict[str, list[tuple]]] = defaultdict(dict)
+        self.canon: dict[tuple, tuple] = {}   # one shared tuple per file key and index key
         self.wants: dict[tuple, set[tuple]] = defaultdict(set)              # (realm, key) -> srcs
         self.cochange: dict[tuple, list[Edge]] = defaultdict(list)          # file -> edges out
         self.by_path: dict[str, set[tuple]] = defaultdict(set)
@@ -82,7 +86,8 @@ class Graph:
                 self.rev.get(dst, {}).pop(("git",) + src, None)
 
     def _add_facts(self, f: FileFacts) -> None:
-        self.facts[f.key] = f
+        key = self.canon.setdefault(f.key, f.key)
+        self.facts[key] = f
         self.indexes.setdefault(f.realm, RealmIndex()).add(f)
         self.by_path[f.path].add(f.key)
 
@@ -91,14 +96,18 @@ class Graph:
         f = self.facts.get(key)
         if f is None:
             return
-        res = file_edges(self.indexes[f.realm], f)
+        key = self.canon.setdefault(key, key)
+        res = Packed(key, file_edges(self.indexes[f.realm], f), self.canon)
         self.recomputed += 1
         self.results[key] = res
-        for e in res.edges:
-            dst = (e.realm, e.dst_repo, e.dst_path)
-            self.rev[dst].setdefault(key, []).append(e)
-            for sym in _enclosing(e.dst_symbol):
-                self.rev_sym[dst].setdefault(sym, {}).setdefault(key, []).append(e)
+        for d, dst in enumerate(res.dsts):
+            self.rev[dst][key] = d
+        for d, sym in res.dst_symbols():
+            by_sym = self.rev_sym[res.dsts[d]]
+            for s in _enclosing(sym):
+                srcs = by_sym.setdefault(s, [])
+                if not srcs or srcs[-1] is not key:   # one compute appends one key at a time
+                    srcs.append(key)
         for w in res.wants:
             self.wants[(f.realm, w)].add(key)
 
@@ -106,11 +115,14 @@ class Graph:
         old = self.results.pop(key, None)
         if old is None:
             return
-        for e in old.edges:
-            dst = (e.realm, e.dst_repo, e.dst_path)
+        for dst in old.dsts:
             self.rev.get(dst, {}).pop(key, None)
-            for sym in _enclosing(e.dst_symbol):
-                self.rev_sym.get(dst, {}).get(sym, {}).pop(key, None)
+        for d, sym in set(old.dst_symbols()):
+            by_sym = self.rev_sym.get(old.dsts[d], {})
+            for s in _enclosing(sym):
+                srcs = by_sym.get(s)
+                if srcs and key in srcs:
+                    srcs.remove(key)
         for w in old.wants:
             self.wants.get((key[0], w), set()).discard(key)
 
@@ -185,10 +197,13 @@ class Graph:
         out += [e for es in self.cochange.values() for e in es]
         return [e for e in out if not kinds or e.kind in kinds]
 
+    def edge_count(self) -> int:
+        return sum(map(len, self.results.values())) + sum(map(len, self.cochange.values()))
+
     def broken_links(self, realm: str | None = None) -> list[dict]:
         return [{"realm": k[0], "repo": k[1], "path": k[2], **b}
                 for k, r in sorted(self.results.items()) if realm in (None, k[0])
-                for b in r.broken]
+                for b in r.broken or ()]
 
     def resolve_target(self, target: str) -> list[tuple]:
         """'repo_name/path', an absolute path, a unique repo-relative path or a
@@ -227,18 +242,25 @@ class Graph:
 
     def _incoming(self, node):
         realm, repo, path, symbol = node
-        index = self.rev if symbol is None else self.rev_sym.get((realm, repo, path), {})
-        by_src = index.get((realm, repo, path) if symbol is None else symbol, {})
-        for es in by_src.values():
-            yield from es
+        dst = (realm, repo, path)
+        by_src = self.rev.get(dst, {})
+        if symbol is None:
+            for src, at in by_src.items():
+                if type(at) is int:
+                    yield from self.results[src].edges_to(at)
+                else:
+                    yield from at   # co-change edges
+        else:
+            for src in self.rev_sym.get(dst, {}).get(symbol, ()):
+                yield from self.results[src].edges_to(by_src[src], symbol)
 
     def _outgoing(self, node):
         realm, repo, path, symbol = node
         res = self.results.get((realm, repo, path))
-        for e in (res.edges if res else []) + (self.cochange.get((realm, repo, path), [])
-                                               if symbol is None else []):
-            if symbol is None or symbol_matches(symbol, e.src_symbol):
-                yield e
+        if res is not None:
+            yield from res.edges_from(symbol)
+        if symbol is None:
+            yield from self.cochange.get((realm, repo, path), [])
 
     def _node_kind(self, node) -> str:
         realm, repo, path, symbol = node
