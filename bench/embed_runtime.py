@@ -6,7 +6,7 @@ Each runtime runs in its own fresh process (so RSS is that runtime's alone),
 loading the model the way the daemon does (``load_embedder`` with
 ``embed_runtime`` torch or onnx), on the same real stdlib function texts
 (``bench/embed_speed.py``'s rows through ``indexd.enrich.texts.embed_text``).
-Reports import+load seconds, RSS after load and after encoding (after
+Reports import+load seconds, RSS after load, its peak while encoding and after encoding (after
 ``malloc_trim``, as the daemon does after a burst), encode throughput with one
 thread (the daemon's default on 2 cores), the median single-query latency, and
 the cosine between the two runtimes' vectors. Medians of ``--repeat`` runs.
@@ -48,10 +48,16 @@ def child(runtime: str, n: int, batch: int, repeat: int, out: str) -> None:
     texts = [embed_text(r) for r in stdlib_rows(n)]
     emb.encode(texts[:batch])   # warm-up
     secs, vectors = [], None
+    peak_base = rss_mib()
+    with open("/proc/self/clear_refs", "w") as fh:   # resets VmHWM to the current RSS
+        fh.write("5")
     for _ in range(repeat):
         start = time.perf_counter()
-        vectors = emb.encode(texts)
+        # as the daemon's vector stage calls it: 4 x embed_batch rows per call
+        vectors = [v for i in range(0, len(texts), 4 * batch)
+                   for v in emb.encode(texts[i:i + 4 * batch])]
         secs.append(time.perf_counter() - start)
+    peak = peak_rss_mib()
     queries = []
     for _ in range(3):
         for q in QUERIES:
@@ -64,9 +70,18 @@ def child(runtime: str, n: int, batch: int, repeat: int, out: str) -> None:
     np.save(out, np.asarray(vectors, dtype="float32"))
     print(json.dumps({"runtime": emb.runtime, "model_id": emb.model_id, "load_s": load_s,
                       "rss_start": rss0, "rss_load": rss_load, "rss_after": rss_mib(),
+                      "rss_peak": peak, "rss_before_encode": peak_base,
                       "texts": len(texts), "texts_s": len(texts) / statistics.median(secs),
                       "query_ms": statistics.median(queries) * 1000,
                       "torch_imported": "torch" in sys.modules}))
+
+
+def peak_rss_mib() -> float:
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
 
 
 def main() -> None:
@@ -104,6 +119,7 @@ def main() -> None:
     print(f"{'':24}{'torch':>10}{'onnx':>10}{'onnx/torch':>12}")
     for label, key, fmt in (("import+load (s)", "load_s", "{:.2f}"),
                             ("RSS after load (MiB)", "rss_load", "{:.0f}"),
+                            ("RSS peak encoding (MiB)", "rss_peak", "{:.0f}"),
                             ("RSS after encode (MiB)", "rss_after", "{:.0f}"),
                             ("encode (texts/s)", "texts_s", "{:.1f}"),
                             ("one query (ms)", "query_ms", "{:.1f}")):

@@ -135,9 +135,13 @@ class LocalModelEmbedder:
         with self._lock:
             self.calls += 1
             self.texts_encoded += len(texts)
-        out: list[list[float]] = []
-        for start in range(0, len(texts), self.batch_size):
-            out.extend(self._encode_batch(texts[start:start + self.batch_size], False))
+        # Batches of similar lengths: each is padded to its longest text.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out: list[list[float]] = [[]] * len(texts)
+        for start in range(0, len(order), self.batch_size):
+            part = order[start:start + self.batch_size]
+            for i, vec in zip(part, self._encode_batch([texts[i] for i in part], False)):
+                out[i] = vec
         return out
 
     def encode_query(self, text: str) -> list[float]:

@@ -25,6 +25,10 @@ from .onnx_export import UnsupportedModel, model_layout
 log = logging.getLogger(__name__)
 
 EXPORT_TIMEOUT_S = 600
+# Measured on 300 stdlib function texts, 1 thread (docs/benchmarks.md): batches
+# of 8 ran 28 texts/s at a 361 MB peak, 16 ran 24/s at 511 MB, 32 ran 19/s at
+# 747 MB: attention memory grows with batch x length^2 and padding wastes more.
+MAX_BATCH = 8
 
 
 def onnx_model(directory: Path, weights: str, cache_dir: Path, label: str) -> Path:
@@ -63,7 +67,7 @@ class OnnxEmbedder(LocalModelEmbedder):
 
     def __init__(self, directory: Path, onnx_path: Path, threads: int | None = None,
                  batch_size: int = 32, name: str | None = None, weights: str = ""):
-        super().__init__(batch_size)
+        super().__init__(min(batch_size, MAX_BATCH))
         self.path = Path(directory)
         try:
             layout = json.loads(onnx_path.with_suffix(".json").read_text())
@@ -73,6 +77,7 @@ class OnnxEmbedder(LocalModelEmbedder):
             raise ModelUnavailable(f"ONNX model {onnx_path} could not be loaded: "
                                    f"{type(exc).__name__}: {exc}") from exc
         self._inputs = [i.name for i in self._session.get_inputs()]
+        self._run_options = _run_options()
         self.max_tokens = int(layout["max_seq_length"])
         self.dim = int(self._session.get_outputs()[0].shape[-1] or layout["dim"])
         self.model_id = model_id(name or self.path.name, weights, self.dim)
@@ -85,7 +90,7 @@ class OnnxEmbedder(LocalModelEmbedder):
         feeds = {"input_ids": ids,
                  "attention_mask": np.array([e.attention_mask for e in encoded], dtype=np.int64),
                  "token_type_ids": np.array([e.type_ids for e in encoded], dtype=np.int64)}
-        return self._session.run(None, {k: feeds[k] for k in self._inputs})[0]
+        return self._session.run(None, {k: feeds[k] for k in self._inputs}, self._run_options)[0]
 
 
 def _session(path: Path, threads: int):
@@ -94,13 +99,22 @@ def _session(path: Path, threads: int):
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
-    # Measured: with the arena and memory patterns on, batches of long texts
-    # grew RSS to ~550 MB and kept it; off, the daemon returns to ~170 MB at
-    # the same speed (texts vary in length, so patterns rarely repeat anyway).
-    options.enable_cpu_mem_arena = False
+    # Measured: the arena makes a run 1.4-2x faster than plain malloc, but
+    # keeps its peak (~470 MB); shrinking it after every run (_run_options)
+    # keeps the speed and returns to ~170 MB. Memory patterns only pay off for
+    # repeated shapes, and text batches rarely repeat one.
+    options.enable_cpu_mem_arena = True
     options.enable_mem_pattern = False
     options.log_severity_level = 3
     return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
+def _run_options():
+    import onnxruntime as ort
+
+    options = ort.RunOptions()
+    options.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
+    return options
 
 
 def _tokenizer(directory: Path, max_len: int):

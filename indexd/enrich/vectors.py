@@ -86,12 +86,10 @@ class VectorStage:
         for key, text in zip(keys, texts):
             if key not in vectors:
                 missing.setdefault(key, text)
-        fresh = {}
+        # One call for the whole step: the embedder sorts by length and runs
+        # its own batches, and waiting queries still go between two of them.
         items = list(missing.items())
-        for start in range(0, len(items), self.batch):
-            chunk = items[start:start + self.batch]
-            encoded = self.embedder.encode([t for _, t in chunk])
-            fresh.update((k, v) for (k, _), v in zip(chunk, encoded))
+        fresh = dict(zip((k for k, _ in items), self.embedder.encode([t for _, t in items])))
         self.embedded += len(fresh)
         self.store.cache_put(self.model_id, fresh)
         vectors.update(fresh)
