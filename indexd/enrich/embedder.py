@@ -75,6 +75,7 @@ class HashEmbedder:
     """
 
     max_tokens = 512
+    runtime = "hash"
 
     def __init__(self, dim: int = 64):
         self.dim = dim
@@ -253,6 +254,7 @@ class OllamaEmbedder:
     """Vectors from an Ollama server's ``/api/embed``; dim learned on first use."""
 
     max_tokens = 512
+    runtime = "ollama"
 
     def __init__(self, url: str, model: str, timeout: float = 60.0):
         self.url = url

@@ -131,6 +131,7 @@ class Enricher:
         v, sm = self.vectors, self.summaries
         return {"enabled": self.embed_enabled, "ready": v is not None,
                 "model": self.embedder.model_id if self.embedder else self._settings().embed_model,
+                "runtime": getattr(self.embedder, "runtime", "") if self.embedder else "",
                 "error": self.embed_error or self.error,
                 "embedded": v.embedded if v else 0, "reused": v.reused if v else 0,
                 "summaries": {"mode": self._settings().summarize,
