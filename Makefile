@@ -35,6 +35,8 @@ bench: install
 	$(PY) bench/impact_latency.py
 	$(PY) bench/search_quality.py
 	$(PY) bench/freshness.py
+	$(PY) bench/embed_runtime.py
+	$(PY) bench/daemon_memory.py
 	$(PY) bench/load.py
 
 clean:
