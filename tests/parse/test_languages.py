@@ -329,3 +329,26 @@ def test_syntax_error_keeps_earlier_symbols(language):
     entries = _by_qualname(result)
     assert qualname in entries
     assert entries[qualname].start_line == line
+
+
+JS_EXPORTS = """\
+export default function () { return 1 }
+export default class { area() { return 0 } }
+module.exports = function handler(req) { return req }
+module.exports = function (x) { return x }
+exports.helper = (y) => y
+module.exports.other = function () {}
+exports.renamed = function inner() {}
+config.exports = function () {}
+"""
+
+
+def test_javascript_default_exports_and_commonjs_are_symbols():
+    got = {(e.kind, e.qualname, e.start_line) for e in extract_code("javascript", JS_EXPORTS).entries}
+    assert got == {("function", "default", 1), ("class", "default", 2),
+                   ("method", "default.area", 2), ("function", "handler", 3),
+                   ("function", "exports", 4), ("function", "helper", 5),
+                   ("function", "other", 6), ("function", "renamed", 7)}
+    # config.exports is not CommonJS; TypeScript names anonymous default exports too
+    ts = {(e.kind, e.qualname) for e in extract_code("typescript", JS_EXPORTS.split("module")[0]).entries}
+    assert ts == {("function", "default"), ("class", "default"), ("method", "default.area")}

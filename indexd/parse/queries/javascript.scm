@@ -48,3 +48,35 @@
   function: (identifier) @_require
   arguments: (arguments . (string (string_fragment) @name))
   (#eq? @_require "require")) @reference.import
+
+; `export default` of an anonymous function or class: named "default".
+(export_statement "default" @name
+  value: [(function_expression !name) (generator_function !name) (arrow_function)]) @definition.function
+(export_statement "default" @name value: (class !name)) @definition.class
+
+; CommonJS: `exports.name = fn` and `module.exports.name = fn` are named by
+; the property; `module.exports = function name() {}` by the function, and an
+; anonymous `module.exports = fn` is "exports".
+(expression_statement
+  (assignment_expression
+    left: (member_expression object: (identifier) @_obj property: (property_identifier) @name)
+    right: [(arrow_function) (function_expression) (generator_function)])
+  (#eq? @_obj "exports")) @definition.function
+(expression_statement
+  (assignment_expression
+    left: (member_expression
+      object: (member_expression object: (identifier) @_mod property: (property_identifier) @_exp)
+      property: (property_identifier) @name)
+    right: [(arrow_function) (function_expression) (generator_function)])
+  (#eq? @_mod "module") (#eq? @_exp "exports")) @definition.function
+(expression_statement
+  (assignment_expression
+    left: (member_expression object: (identifier) @_mod property: (property_identifier) @_exp)
+    right: [(function_expression name: (identifier) @name)
+            (generator_function name: (identifier) @name)])
+  (#eq? @_mod "module") (#eq? @_exp "exports")) @definition.function
+(expression_statement
+  (assignment_expression
+    left: (member_expression object: (identifier) @_mod property: (property_identifier) @name)
+    right: [(arrow_function) (function_expression !name) (generator_function !name)])
+  (#eq? @_mod "module") (#eq? @name "exports")) @definition.function

@@ -58,3 +58,8 @@
   function: (identifier) @_require
   arguments: (arguments . (string (string_fragment) @name))
   (#eq? @_require "require")) @reference.import
+
+; `export default` of an anonymous function or class: named "default".
+(export_statement "default" @name
+  value: [(function_expression !name) (generator_function !name) (arrow_function)]) @definition.function
+(export_statement "default" @name value: (class !name)) @definition.class
