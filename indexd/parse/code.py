@@ -130,13 +130,33 @@ def _collect(matches):
                 defs[node.id] = _Def(
                     node=node, kind=cap.split(".", 1)[1], name=_text(names[0]),
                     doc_node=doc[0] if doc else None,
-                    receiver=_text(receiver[0]) if receiver else None,
+                    receiver=_receiver_path(receiver[0]) if receiver else None,
                     is_scope=cap.startswith("scope."))
             elif cap.startswith("reference.") and names:
                 module = caps.get("module")
                 for name in names:
                     refs.append((cap.split(".", 1)[1], name, module[0] if module else None))
     return sorted(defs.values(), key=lambda d: (d.node.start_byte, -d.node.end_byte)), refs
+
+
+def _receiver_path(node) -> str:
+    """A receiver with the scopes written before it: ``a::b::Widget::draw`` gives
+    ``a.b.Widget`` (C++ out-of-class definitions name their namespaces there)."""
+    parts = [_text(node)]
+    inner = node.parent if node.parent is not None and node.parent.type == "template_type" else node
+    q = inner.parent
+    while q is not None and q.type == "qualified_identifier":
+        outer = q.parent
+        if outer is None or outer.type != "qualified_identifier" or \
+                outer.child_by_field_name("name") is None or \
+                outer.child_by_field_name("name").id != q.id:
+            break
+        scope = outer.child_by_field_name("scope")
+        if scope is not None:
+            parts.insert(0, _text(scope.child_by_field_name("name") or scope)
+                         if scope.type == "template_type" else _text(scope))
+        q = outer
+    return ".".join(p for p in parts if p)
 
 
 def _end_line(node) -> int:
