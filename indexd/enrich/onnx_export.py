@@ -85,7 +85,9 @@ def export(directory: Path, out: Path) -> dict:
         torch.onnx.export(wrapper, sample, str(partial), dynamo=False, input_names=inputs,
                           output_names=["embedding"], dynamic_axes=axes, opset_version=OPSET)
     layout |= {"inputs": inputs}
-    out.with_suffix(".json").write_text(json.dumps(layout))
+    meta = out.with_suffix(f".{os.getpid()}.json.partial")
+    meta.write_text(json.dumps(layout))
+    os.replace(meta, out.with_suffix(".json"))
     os.replace(partial, out)   # last: a present model.onnx means a finished export
     return layout
 
