@@ -14,9 +14,11 @@ manifests, which change module roots, recompute their realm). Queries
 
 from __future__ import annotations
 
+import gc
 import posixpath
 import time
 from collections import defaultdict
+from contextlib import contextmanager
 
 from . import export as _export
 from .edges import FileResult, file_edges
@@ -43,6 +45,21 @@ def _enclosing(symbol: str | None) -> list[str]:
         return []
     parts = symbol.split(".")
     return [".".join(parts[:n]) for n in range(len(parts), 0, -1)]
+
+
+@contextmanager
+def _gc_paused():
+    """A deep walk allocates millions of short-lived tuples and dicts (edges rebuilt
+    from their packed form, nodes, visits, answer rows) and no cycles; the
+    collector passes they trigger cost a third of a deep impact on the stdlib
+    (docs/benchmarks.md). Queries hold the graph lock, so they do not overlap."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 class Graph:
@@ -284,6 +301,7 @@ class Graph:
         return not reasons, "; ".join(reasons) or None
 
     # -- queries -----------------------------------------------------------
+    @_gc_paused()
     def impact(self, target: str, depth: int = 3, kinds=None, pending=None,
                limit: int | None = 200) -> dict:
         """What may break if ``target`` changes: reverse walk, scored."""
@@ -313,6 +331,7 @@ class Graph:
                 "complete": complete, "incomplete_reason": reason, **out,
                 "unresolved": self._unresolved_for(seeds)}
 
+    @_gc_paused()
     def deps(self, target: str, depth: int = 1, kinds=None, pending=None) -> dict:
         """What ``target`` depends on: forward walk."""
         t0 = time.perf_counter()

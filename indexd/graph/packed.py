@@ -13,6 +13,7 @@ access, equal to the ones computed, in the same order.
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_left, bisect_right
 
 from .edges import FileResult
 from .model import EDGE_KINDS, HOWS, Edge
@@ -60,8 +61,11 @@ class Packed:
         self.weights = array("d", [e.weight for e in edges])
         if all(w == 1.0 for w in self.weights):
             self.weights = None
-        order = sorted(range(len(edges)), key=dst_idx.__getitem__)   # stable: file order kept
-        self.order = array("I", order)
+        # grouped by destination, then by destination symbol (a symbol and what is
+        # inside it are two contiguous runs), then file order
+        syms = self.dst_syms or ()
+        self.order = array("I", sorted(range(len(edges)),
+                                       key=lambda i: (dst_idx[i], syms[i] or "" if syms else "")))
         starts = array("I", [0] * (len(at) + 1))
         for d in dst_idx:
             starts[d + 1] += 1
@@ -76,37 +80,43 @@ class Packed:
     def __len__(self) -> int:
         return len(self.kinds)
 
-    def edge(self, i: int) -> Edge:
-        src, dst = self.src, self.dsts[self.dst_idx[i]]
-        return _new(Edge, (_KINDS[self.kinds[i]], src[1], src[2],
-                           self.src_syms[i] if self.src_syms else None, dst[1], dst[2],
-                           self.dst_syms[i] if self.dst_syms else None, self.lines[i],
-                           _HOWS[self.hows[i]], self.weights[i] if self.weights else 1.0,
-                           src[0], 0))
+    def _build(self, at) -> list[Edge]:
+        """The edges at positions ``at`` (ascending), as ``Edge`` tuples."""
+        realm, repo, path = self.src
+        kinds, hows, lines, dsts, dst_idx = self.kinds, self.hows, self.lines, self.dsts, self.dst_idx
+        ss = self.src_syms or _NONES
+        ds = self.dst_syms or _NONES
+        ws = self.weights or _ONES
+        return [_new(Edge, (_KINDS[kinds[i]], repo, path, ss[i], dsts[dst_idx[i]][1],
+                            dsts[dst_idx[i]][2], ds[i], lines[i], _HOWS[hows[i]], ws[i], realm, 0))
+                for i in at]
 
     @property
     def edges(self) -> list[Edge]:
-        return [self.edge(i) for i in range(len(self.kinds))]
+        return self._build(range(len(self.kinds)))
 
-    def edges_to(self, d: int, symbol: str | None = None):
+    def edges_to(self, d: int, symbol: str | None = None) -> list[Edge]:
         """Edges into destination ``d`` (landing on ``symbol`` or inside it), in order."""
+        lo, hi = self.starts[d], self.starts[d + 1]
+        if symbol is None:
+            return self._build(sorted(self.order[lo:hi]))
         syms = self.dst_syms
-        for i in self.order[self.starts[d]:self.starts[d + 1]]:
-            if symbol is not None:
-                s = syms[i] if syms else None
-                if s is None or not (s == symbol or s.startswith(symbol + ".")):
-                    continue
-            yield self.edge(i)
+        if not syms:
+            return []
+        key = _sym_key(syms)
+        a = bisect_left(self.order, symbol, lo, hi, key=key)
+        b = bisect_right(self.order, symbol, a, hi, key=key)
+        c = bisect_left(self.order, symbol + ".", b, hi, key=key)
+        e = bisect_left(self.order, symbol + "/", c, hi, key=key)   # "/" follows "."
+        return self._build(sorted(self.order[a:b] + self.order[c:e]))
 
-    def edges_from(self, symbol: str | None):
+    def edges_from(self, symbol: str | None) -> list[Edge]:
         """Edges whose source is ``symbol`` or inside it (all when None), in order."""
-        syms = self.src_syms
-        for i in range(len(self.kinds)):
-            if symbol is not None:
-                s = syms[i] if syms else None
-                if s is None or not (s == symbol or s.startswith(symbol + ".")):
-                    continue
-            yield self.edge(i)
+        if symbol is None:
+            return self.edges
+        syms, inside = self.src_syms or (), symbol + "."
+        return self._build([i for i, s in enumerate(syms)
+                            if s is not None and (s == symbol or s.startswith(inside))])
 
     def dst_symbols(self):
         """(destination index, symbol) of every edge that lands on a symbol."""
@@ -118,6 +128,25 @@ class Packed:
     def unresolved(self) -> list[dict]:
         return [{"kind": k, "name": n, "line": ln, "reason": r}
                 for k, n, ln, r in self._unresolved or ()]
+
+
+class _Same:
+    """An endless column of one value (an absent symbol or weight column)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __getitem__(self, i):
+        return self.value
+
+
+_NONES, _ONES = _Same(None), _Same(1.0)
+
+
+def _sym_key(syms):
+    return lambda i: syms[i] or ""
 
 
 def _column(values: list):
