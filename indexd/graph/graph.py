@@ -1,7 +1,8 @@
 """``Graph``: the relationships of every indexed file, kept warm in memory.
 
-Owns the edge set and its indexes (edges out of each file, edges into each
-file, which files depend on which index keys) and keeps them current one
+Owns the edge set and its indexes (each file's edges, packed column-wise in
+``packed.Packed``; which files have edges into each file and into each of its
+symbols; which files depend on which index keys) and keeps them current one
 file at a time: ``update_file`` re-resolves that file's outgoing edges plus
 only the files whose answers could change, found through a reverse index of
 what each file's edges depended on (``wants``): files referencing a name the

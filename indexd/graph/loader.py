@@ -102,8 +102,8 @@ def load_facts(store, realm: str | None = None, where: str | None = None,
     for row in store.entries_where(where, columns=ENTRY_COLUMNS, limit=None):
         if row["kind"] != "file":
             defs[(row["realm"], row["repo"], row["path"])].append(Def(
-                _intern(row["kind"]), row["qualname"], _intern(row["name"]), _int(row["start_line"]),
-                _int(row["end_line"])))
+                _intern(row["kind"]), row["qualname"], _intern(row["name"]),
+                _int(row["start_line"]), _int(row["end_line"])))
     query = store.links.search()
     if where:
         query = query.where(where)

@@ -68,7 +68,7 @@ class FileFacts:
         self.realm, self.repo, self.path, self.lang, self.status = realm, repo, path, lang, status
         self.defs = list(defs) if defs is not None else []
         self.links = list(links) if links is not None else []
-        self.manifest = manifest   # facts read from go.mod / package.json / tsconfig.json / Cargo.toml
+        self.manifest = manifest   # read from go.mod / package.json / tsconfig.json / Cargo.toml
         self.refs = refs or []
 
     @property

@@ -83,7 +83,8 @@ class Packed:
     def _build(self, at) -> list[Edge]:
         """The edges at positions ``at`` (ascending), as ``Edge`` tuples."""
         realm, repo, path = self.src
-        kinds, hows, lines, dsts, dst_idx = self.kinds, self.hows, self.lines, self.dsts, self.dst_idx
+        kinds, hows, lines = self.kinds, self.hows, self.lines
+        dsts, dst_idx = self.dsts, self.dst_idx
         ss = self.src_syms or _NONES
         ds = self.dst_syms or _NONES
         ws = self.weights or _ONES
