@@ -47,7 +47,8 @@ RECONCILE_EVERY_S = 600        # safety net even when watching works
 UNWATCHED_EVERY_S = 30         # repos we could not watch (inotify limit...)
 GIT_LOCK_STALE_S = 120         # an index.lock older than this is ignored
 BATCH_MAX = 2000
-GRAPH_REBUILD_OVER = 500       # changed files in one batch: rebuild the graph instead
+GRAPH_MIN_BUDGET_S = 2.0       # incremental graph updates may take this long at least...
+GRAPH_REBUILD_SHARE = 0.5      # ...and a batch changing over half the files rebuilds at once
 PRIORITY_EMBED_MAX = 50       # files of a small batch jump the embedding queue
 COOKIE_WAIT_S = 3.0           # a sync cookie not seen by then: reconcile instead
 UPKEEP_EVERY_S = 600           # compact the store, drop old versions, trim caches
@@ -394,14 +395,18 @@ class Engine:
 
     def _update_graph(self, report, after_rescan: bool) -> None:
         changed = [tuple(k) for k in report.changed_paths]
+        graph = self.relations.graph
         try:
-            if len(changed) > GRAPH_REBUILD_OVER:
-                self.relations.build()
+            # Incremental while it costs less than a rebuild would (its last time).
+            budget = max(GRAPH_MIN_BUDGET_S, self.relations.build_s or 0.0)
+            whole = graph is not None and len(changed) > GRAPH_REBUILD_SHARE * len(graph.facts)
+            if whole or not self.relations.files_changed(changed, budget_s=budget):
+                log.info("graph rebuild changed=%d reason=%s", len(changed),
+                         "most files changed" if whole else f"incremental over {budget:.1f}s")
+                self.relations.build(replace=True)
                 trim()
-            else:
-                self.relations.files_changed(changed)
-                if after_rescan:
-                    self.relations.refresh_cochange()
+            elif after_rescan:
+                self.relations.refresh_cochange()
         except Exception:  # noqa: BLE001 - the index is fine; the graph catches up
             log.exception("graph update failed")
 

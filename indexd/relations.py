@@ -24,6 +24,7 @@ from .memory import trim
 
 log = logging.getLogger(__name__)
 
+REBUILD_WAIT_S = 60    # a query during a rebuild waits this long for the new graph
 EDGE_KINDS = ("imports", "references", "calls", "tests", "documents", "config", "co_change")
 
 
@@ -37,20 +38,33 @@ class Relations:
         self.built_at: float | None = None
         self.build_s: float | None = None
         self._heads: dict[str, str] = {}
+        self._built = threading.Event()
 
     # -- building ------------------------------------------------------------
-    def build(self) -> None:
-        """Full build from the store (at start; seconds on the stdlib)."""
+    def build(self, replace: bool = False) -> None:
+        """Full build from the store (at start; seconds on the stdlib).
+
+        ``replace``: a rebuild after a mass change. The old graph is dropped
+        first and queries wait for the new one (``_ready``): holding both was
+        the daemon's largest transient (+400 MB on the stdlib, docs/benchmarks.md).
+        """
         t0 = time.monotonic()
+        if replace:
+            with self.lock:
+                self._built.clear()
+                self.graph = None
+            trim()
         try:
             facts = load_facts(self.store)
             graph = Graph().build(facts)
         except Exception as exc:  # noqa: BLE001 - queries say why instead
             self.error = f"{type(exc).__name__}: {exc}"
             log.exception("graph build failed")
+            self._built.set()
             return
         with self.lock:
             self.graph = graph
+            self._built.set()
         files = len(facts)
         del facts
         trim()   # the build's transient rows are freed; give the heap back
@@ -58,6 +72,7 @@ class Relations:
         self.built_at = time.time()
         self.error = None
         log.info("graph built files=%d s=%.2f", files, self.build_s)
+        self._heads.clear()   # a new graph has no co-change edges yet
         self.refresh_cochange()
 
     def refresh_cochange(self) -> None:
@@ -80,20 +95,34 @@ class Relations:
             self._heads[repo] = head
             log.info("co-change repo=%s edges=%d", repo, len(edges))
 
-    def files_changed(self, keys: list[tuple]) -> None:
-        """Incremental update after a batch: keys are (realm, repo, path)."""
+    def files_changed(self, keys: list[tuple], budget_s: float | None = None) -> bool:
+        """Incremental update after a batch: keys are (realm, repo, path).
+
+        False when ``budget_s`` ran out first: the caller rebuilds instead.
+        Measured on the stdlib: 1,000 new files took 0.3 s, but 200 edited
+        files that each lost a definition 45 s (every file naming it is
+        recomputed), where a rebuild takes ~4 s.
+        """
         if self.graph is None or not keys:
-            return
+            return True
+        deadline = time.monotonic() + budget_s if budget_s is not None else None
         present = {f.key: f for f in load_file_facts(self.store, keys)}
-        with self.lock:
-            for key in keys:
+        for key in keys:
+            if deadline is not None and time.monotonic() > deadline:
+                return False
+            with self.lock:   # per file: queries go in between
+                if self.graph is None:
+                    return True
                 if key in present:
                     self.graph.update_file(present[key])
                 else:
                     self.graph.remove_file(*key)
+        return True
 
     # -- queries -------------------------------------------------------------
     def _ready(self) -> Graph:
+        if self.graph is None and self.built_at is not None:
+            self._built.wait(REBUILD_WAIT_S)   # a rebuild is under way
         if self.graph is None:
             raise IndexNotReady("the relationship graph is still being built" +
                                 (f" (last error: {self.error})" if self.error else ""))

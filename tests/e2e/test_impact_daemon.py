@@ -102,3 +102,37 @@ def test_changes_on_staged_and_unstaged_edits(tmp_path, daemon):
     assert ("src/shapes/perimeter.py", "circle_perimeter", "added") in changed
     assert "app/main.py" in {a["path"] for a in res["affected"]}
     assert {t["path"] for t in res["tests"]} & {"tests/test_area.py", "tests/test_main.py"}
+
+
+def test_mass_change_rebuilds_the_graph_and_keeps_co_change(tmp_path, daemon):
+    """Over half the files changed at once: one rebuild (the old graph dropped
+    first), queries during it wait instead of failing, co-change edges survive."""
+    lib, app = make_realm(tmp_path)
+    for i in range(3):   # schema.py and api.py change together: co-change evidence
+        app.write("app/schema.py", f"VERSION = {i}\n")
+        app.write("app/api.py", f"from app.schema import VERSION\n\nV = VERSION + {i}\n")
+        app.commit(f"change {i}")
+    settings_with_realm("work", lib.path, app.path)
+    d = daemon()
+    d.call("status", sync=True, timeout=60)
+    schema = str(app.path / "app/schema.py")
+
+    def co_changed():
+        res = d.call("impact", target=schema, depth=1, kinds=["co_change"])
+        return {a["path"] for a in res["affected"]}
+
+    assert wait_until(lambda: "app/api.py" in co_changed(), timeout=30, what="co-change edges")
+    for i in range(40):
+        app.write(f"app/gen/m{i:02d}.py", f"from shapes.area import circle_area\n\n\ndef f{i}(r):\n"
+                                          f"    return circle_area(r) + {i}\n")
+    target = str(lib.path / "src/shapes/area.py")
+    seen = []
+    while len(seen) < 200:   # query throughout the batch and the rebuild: never an error
+        res = d.call("impact", target=target, depth=1, kinds=["imports"])
+        seen.append(sum(a["path"].startswith("app/gen/") for a in res["affected"]))
+        if seen[-1] == 40:
+            break
+    assert seen[-1] == 40
+    d.call("status", sync=True, timeout=60)
+    assert "graph rebuild changed=" in d.output() and "most files changed" in d.output()
+    assert "app/api.py" in co_changed()
