@@ -47,6 +47,7 @@ RECONCILE_EVERY_S = 600        # safety net even when watching works
 UNWATCHED_EVERY_S = 30         # repos we could not watch (inotify limit...)
 GIT_LOCK_STALE_S = 120         # an index.lock older than this is ignored
 BATCH_MAX = 2000
+TRIM_AFTER_FILES = 100         # batches this big give their heap back (memory.trim)
 GRAPH_MIN_BUDGET_S = 2.0       # incremental graph updates may take this long at least...
 GRAPH_REBUILD_SHARE = 0.5      # ...and a batch changing over half the files rebuilds at once
 PRIORITY_EMBED_MAX = 50       # files of a small batch jump the embedding queue
@@ -334,6 +335,8 @@ class Engine:
             self.last_batch = report.to_json() | {"at": time.time()}
             log.info("batch done paths=%d rescans=%d parsed=%d deleted=%d ms=%.0f", len(keys),
                      len(rescans), report.parsed, report.deleted, (time.monotonic() - started) * 1000)
+            if report.parsed + report.deleted >= TRIM_AFTER_FILES:
+                trim()   # a big batch's transient rows and Arrow buffers go back to the OS
         except Exception as exc:  # noqa: BLE001 - the worker must survive any batch
             self.failures += 1
             self.error_state = describe_store_error(exc)
