@@ -99,18 +99,15 @@ def load_facts(store, realm: str | None = None, where: str | None = None,
             realm=rec.realm, repo=rec.repo, path=rec.path, lang=rec.language,
             status=rec.status)
     defs: dict[tuple, list[Def]] = defaultdict(list)
-    for row in store.entries_where(where, columns=ENTRY_COLUMNS, limit=None):
-        if row["kind"] != "file":
-            defs[(row["realm"], row["repo"], row["path"])].append(Def(
-                _intern(row["kind"]), row["qualname"], _intern(row["name"]),
-                _int(row["start_line"]), _int(row["end_line"])))
-    query = store.links.search()
-    if where:
-        query = query.where(where)
-    with store.lock.read():
-        table = query.select(LINK_COLUMNS).limit(None).to_arrow()
-    _add_links(facts, table)
-    del table
+    for batch in store.scan_batches("entries", where, ENTRY_COLUMNS):
+        cols = batch.to_pydict()
+        for realm, repo, path, kind, qualname, name, start, end in zip(
+                cols["realm"], cols["repo"], cols["path"], cols["kind"], cols["qualname"],
+                cols["name"], cols["start_line"], cols["end_line"]):
+            if kind != "file":
+                defs[(realm, repo, path)].append(Def(_intern(kind), qualname, _intern(name),
+                                                     _int(start), _int(end)))
+    _add_links(facts, store.scan_batches("links", where, LINK_COLUMNS))
     _release_arrow()
     for key, f in facts.items():
         f.defs = sorted(defs.get(key, []), key=lambda d: (d.start, -d.end))
@@ -120,49 +117,40 @@ def load_facts(store, realm: str | None = None, where: str | None = None,
     return list(facts.values())
 
 
-def _add_links(facts: dict[tuple, FileFacts], table) -> None:
+def _add_links(facts: dict[tuple, FileFacts], batches) -> None:
     """Links and references of the ``links`` table onto their files' facts.
 
-    References are grouped per file in Arrow (a stable sort by file, then line)
-    and packed column-wise straight from each file's slice: no per-row dict or
-    tuple is ever built for the half a million references of the stdlib.
+    Streamed a batch at a time; references are gathered per file in plain
+    lists, ordered by line (stably, as stored) and packed column-wise. Reading
+    the whole table into Arrow and sorting it there was +390 MB at the peak
+    of a stdlib build; this is a small fraction of that (docs/benchmarks.md).
     """
-    import pyarrow.compute as pc
-
-    if not table.num_rows:
-        return
-    is_link = pc.fill_null(pc.equal(table["how"], "link"), False)
-    for row in _rows(table.filter(is_link)):
-        f = facts.get((row["realm"], row["repo"], row["path"]))
-        if f is not None:
-            f.links.append(LinkFact(row["kind"], row["target"], row["line"], bool(row["broken"])))
-    refs = table.filter(pc.invert(is_link))
-    if not refs.num_rows:
-        return
-    refs = refs.take(pc.sort_indices(refs, [("realm", "ascending"), ("repo", "ascending"),
-                                            ("path", "ascending"), ("line", "ascending")]))
-    file_id = pc.binary_join_element_wise(refs["realm"], refs["repo"], refs["path"], "\x1f")
-    cuts = pc.indices_nonzero(pc.not_equal(file_id[1:], file_id[:-1])).to_pylist()
-    bounds = [0] + [c + 1 for c in cuts] + [refs.num_rows]
-    for lo, hi in zip(bounds, bounds[1:]):
-        part = refs.slice(lo, hi - lo).select(["realm", "repo", "path", "kind", "target",
-                                               "module", "line", "scope"]).to_pydict()
-        f = facts.get((part["realm"][0], part["repo"][0], part["path"][0]))
-        if f is None:
-            continue
-        # Interned: half a million references repeat a few thousand names.
-        f.set_refs(part["kind"], [_intern(v) for v in part["target"]],
-                   [_intern(v) for v in part["module"]], part["line"],
-                   [_intern(v) for v in part["scope"]])
-
-
-def _rows(table, chunk: int = 20_000):
-    """Rows of an Arrow table as dicts, a slice at a time."""
-    for start in range(0, table.num_rows, chunk):
-        part = table.slice(start, chunk).to_pydict()
-        names = list(part)
-        for values in zip(*(part[n] for n in names)):
-            yield dict(zip(names, values))
+    groups: dict[tuple, tuple[list, list, list, list, list]] = {}
+    for batch in batches:
+        cols = batch.to_pydict()
+        for realm, repo, path, line, kind, target, scope, module, broken, how in zip(
+                *(cols[c] for c in LINK_COLUMNS)):
+            key = (realm, repo, path)
+            f = facts.get(key)
+            if f is None:
+                continue
+            if how == "link":
+                f.links.append(LinkFact(kind, target, line, bool(broken)))
+                continue
+            g = groups.get(key)
+            if g is None:
+                g = groups[key] = ([], [], [], [], [])
+            # Interned: half a million references repeat a few thousand names.
+            g[0].append(kind)
+            g[1].append(_intern(target))
+            g[2].append(_intern(module))
+            g[3].append(line)
+            g[4].append(_intern(scope))
+    for key, (kinds, names, modules, lines, scopes) in groups.items():
+        order = sorted(range(len(lines)), key=lines.__getitem__)
+        facts[key].set_refs([kinds[i] for i in order], [names[i] for i in order],
+                            [modules[i] for i in order], [lines[i] for i in order],
+                            [scopes[i] for i in order])
 
 
 def _release_arrow() -> None:

@@ -273,6 +273,19 @@ class Store:
         with self.lock.read():
             return query.limit(limit).to_list()
 
+    def scan_batches(self, table: str, where: str | None, columns: list[str],
+                     batch_size: int = 16_384):
+        """A table's rows as Arrow record batches, streamed under the read lock.
+
+        For whole-table readers (the graph build): the whole links table as one
+        Arrow table plus its sorted copies was the daemon's largest transient.
+        """
+        query = getattr(self, table).search()
+        if where:
+            query = query.where(where)
+        with self.lock.read():
+            yield from query.select(columns).limit(None).to_batches(batch_size)
+
     def fts(self, text: str, where: str | None, limit: int, columns=None) -> list[dict]:
         for attempt in range(4):
             query = self.entries.search(text, query_type="fts", fts_columns="search_text")
