@@ -140,6 +140,12 @@ def main(argv=None) -> int:
                     raise
                 time.sleep(0.2)
         modes = client.call("initialize")["capabilities"]["search_modes"]
+        model_deadline = time.time() + 300
+        while args.embed and "semantic" not in modes and time.time() < model_deadline:
+            time.sleep(0.2)   # the model loads (and is exported once) in the background
+            modes = client.call("initialize")["capabilities"]["search_modes"]
+        if args.embed and "semantic" not in modes:
+            print("warning: the model never became ready; no semantic row", flush=True)
         target = corpus / "typing.py"
         kw = edit_latencies(client, target, args.edits, "keyword")
         rows.append(("save → keyword-searchable (ms)", len(kw), f"{statistics.median(kw):.0f}",
