@@ -162,7 +162,8 @@ def main(argv=None) -> int:
         cpu0 = proc_cpu_s(daemon.pid)
         time.sleep(args.idle)
         idle = proc_cpu_s(daemon.pid) - cpu0
-        rows.append((f"idle CPU over {args.idle:.0f}s (s)", 1, f"{idle:.2f}", "", ""))
+        label = "CPU while embedding the corpus" if args.embed else "idle CPU"
+        rows.append((f"{label} over {args.idle:.0f}s (s)", 1, f"{idle:.2f}", "", ""))
         rows.append(("daemon RSS (MB)", 1, f"{proc_rss_mb(daemon.pid):.0f}", "", ""))
         client.call("shutdown")
         daemon.wait(timeout=60)
