@@ -41,6 +41,10 @@ from . import schema as S
 
 log = logging.getLogger(__name__)
 
+# LanceDB cache budgets (measured: docs/benchmarks.md, "Daemon memory").
+INDEX_CACHE_BYTES = 64 << 20
+METADATA_CACHE_BYTES = 32 << 20
+
 # Rebuild the FTS index once this many rows are not covered by it; rows added
 # after a build are still found (flat scan) so this is about speed only.
 FTS_REBUILD_UNINDEXED = 2000
@@ -119,7 +123,13 @@ class Store:
             self.path.mkdir(parents=True, exist_ok=True, mode=0o700)
             # A consistency interval of 0 makes readers in other processes see
             # new commits; the default pins them to the version they opened.
-            self.db = lancedb.connect(str(self.path), read_consistency_interval=timedelta(0))
+            # LanceDB's default caches (6 GB of index, 1 GB of metadata) grow
+            # with every version the enrich stage commits: the daemon went from
+            # 640 to 960 MB over 10 minutes of embedding the stdlib. Bounded here.
+            self.session = lancedb.Session(index_cache_size_bytes=INDEX_CACHE_BYTES,
+                                           metadata_cache_size_bytes=METADATA_CACHE_BYTES)
+            self.db = lancedb.connect(str(self.path), read_consistency_interval=timedelta(0),
+                                      session=self.session)
             self._open_tables()
         except (OSError, ValueError, RuntimeError) as exc:
             raise StoreError(f"cannot open store at {self.path}: {exc}; "
@@ -360,6 +370,7 @@ class Store:
             "schema_version": S.SCHEMA_VERSION,
             "versions": self._versions(),
             "rows": {name: self.count(name) for name in ("files", "entries", "links")},
+            "cache_bytes": self.session.size_bytes,
         }
 
     def _versions(self) -> dict:
