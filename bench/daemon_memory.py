@@ -35,7 +35,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 from agreement import format_table, replace_region  # noqa: E402
-from freshness import BIN, copy_corpus  # noqa: E402
+from freshness import BIN, copy_corpus, wait_synced, write_burst  # noqa: E402
 
 from indexd.client import Client  # noqa: E402
 
@@ -87,18 +87,6 @@ class Sampler:
         self._thread.join()
 
 
-def wait_synced(client: Client, timeout: float = 900) -> None:
-    deadline = time.time() + timeout
-    while True:
-        try:
-            client.call("status", sync=True, timeout=timeout)
-            return
-        except Exception:  # noqa: BLE001 - still starting
-            if time.time() > deadline:
-                raise
-            time.sleep(0.2)
-
-
 def run_config(name: str, corpus: Path, work: Path, window: float, burst_files: int) -> dict:
     home = work / f"home-{name}"
     home.mkdir(mode=0o700)
@@ -112,7 +100,7 @@ def run_config(name: str, corpus: Path, work: Path, window: float, burst_files: 
                               stderr=subprocess.STDOUT)
     try:
         client = Client(home / "indexd.sock", timeout=900)
-        wait_synced(client)
+        wait_synced(client, timeout=900)
         if name != "off":   # the model loads in the background: wait for it
             while "semantic" not in client.call("initialize")["capabilities"]["search_modes"]:
                 time.sleep(0.2)
@@ -122,11 +110,8 @@ def run_config(name: str, corpus: Path, work: Path, window: float, burst_files: 
         with Sampler(daemon.pid) as steady:
             time.sleep(window)
         embedded = client.call("status")["embedding"]["embedded"] - embedded0
-        folder = corpus / f"burst_{name}"
-        folder.mkdir()
         with Sampler(daemon.pid) as during_burst:
-            for i in range(burst_files):
-                (folder / f"m{i:04d}.py").write_text(f"def burst_fn_{i}(x):\n    return x + {i}\n")
+            write_burst(corpus / f"burst_{name}", burst_files)
             time.sleep(1)
             wait_synced(client)
         status = client.call("status")

@@ -82,12 +82,29 @@ def edit_latencies(client: Client, target: Path, edits: int, mode: str) -> list[
     return out
 
 
-def burst(client: Client, corpus: Path, files: int) -> float:
-    folder = corpus / "burst_pkg"
+def write_burst(folder: Path, files: int) -> None:
+    """``files`` new one-function modules in a new folder, as fast as possible."""
     folder.mkdir()
-    t0 = time.perf_counter()
     for i in range(files):
         (folder / f"m{i:04d}.py").write_text(f"def burst_fn_{i}(x):\n    return x + {i}\n")
+
+
+def wait_synced(client: Client, timeout: float = 300) -> None:
+    """Until the daemon answers a synced status (it may still be starting)."""
+    deadline = time.time() + timeout
+    while True:
+        try:
+            client.call("status", sync=True, timeout=timeout)
+            return
+        except Exception:  # noqa: BLE001 - still starting
+            if time.time() > deadline:
+                raise
+            time.sleep(0.2)
+
+
+def burst(client: Client, corpus: Path, files: int) -> float:
+    t0 = time.perf_counter()
+    write_burst(corpus / "burst_pkg", files)
     last = f"burst_fn_{files - 1}"
     wait_found(client, last, last, "keyword", timeout=600)
     while client.call("status")["pending"]:
@@ -130,15 +147,7 @@ def main(argv=None) -> int:
     rows = []
     try:
         client = Client(sock, timeout=600)
-        deadline = time.time() + 120
-        while True:
-            try:
-                client.call("status", sync=True, timeout=300)
-                break
-            except Exception:  # noqa: BLE001 - still starting
-                if time.time() > deadline:
-                    raise
-                time.sleep(0.2)
+        wait_synced(client)
         modes = client.call("initialize")["capabilities"]["search_modes"]
         model_deadline = time.time() + 300
         while args.embed and "semantic" not in modes and time.time() < model_deadline:

@@ -74,7 +74,7 @@ def export(directory: Path, out: Path) -> dict:
     model = AutoModel.from_pretrained(str(directory), local_files_only=True).eval()
     accepts = inspect.signature(model.forward).parameters
     inputs = [name for name in INPUTS if name in accepts]
-    wrapper = _Sentence(model, inputs, layout["pooling"])
+    wrapper = _sentence_module()(model, inputs, layout["pooling"])
     sample = tuple(torch.ones(2, 8, dtype=torch.long) if name != "token_type_ids"
                    else torch.zeros(2, 8, dtype=torch.long) for name in inputs)
     axes = {name: {0: "batch", 1: "tokens"} for name in inputs} | {"embedding": {0: "batch"}}
@@ -111,10 +111,6 @@ def _sentence_module():
             return torch.nn.functional.normalize(vec, p=2, dim=1)
 
     return Sentence
-
-
-def _Sentence(model, inputs, pooling):  # noqa: N802 - a class made lazily (torch import)
-    return _sentence_module()(model, inputs, pooling)
 
 
 def main(argv: list[str]) -> int:
