@@ -53,6 +53,7 @@ class Methods:
                                  {"methods": sorted(self.table)})
         if not isinstance(params, dict):
             raise InvalidParams("params must be an object with named fields")
+        check_no_nul(params)
         return await self._run(handler, params, conn)
 
     async def _run(self, handler, params, conn):
@@ -72,6 +73,7 @@ class Methods:
         handler = self.table.get(method)
         if handler is None:
             raise MethodNotFound(f"unknown method {method!r}")
+        check_no_nul(params)
         result = handler(params, None)
         if hasattr(result, "__await__"):
             import asyncio
@@ -257,6 +259,21 @@ class Methods:
         if self.engine is None:
             return {"index_lag_s": None, "pending": None, "stale": None}
         return self.engine.freshness()
+
+
+def check_no_nul(params: dict) -> None:
+    """Refuse a NUL anywhere in the params: no path, name or query can hold one, and
+    the OS would refuse it deep inside a handler (ValueError: embedded null byte)."""
+    stack = [(name, value) for name, value in params.items()]
+    while stack:     # iterative: params nest as deep as the JSON parser allows
+        where, value = stack.pop()
+        if isinstance(value, str) and "\x00" in value:
+            raise InvalidParams(f"'{where}' contains a NUL byte (\\x00); no path, name or "
+                                f"query may contain one", {"param": where})
+        if isinstance(value, dict):
+            stack.extend((f"{where}.{k}", v) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend((f"{where}[{i}]", v) for i, v in enumerate(value))
 
 
 def _target(params: dict) -> str:
