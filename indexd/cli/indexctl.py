@@ -165,24 +165,28 @@ def dispatch(args) -> int:
     settings = load_settings()
     if args.cmd == "realm":
         method = f"realm.{args.realm_cmd}"
-        params = {} if args.realm_cmd == "list" else {"realm": args.name, "paths": args.paths}
+        params = {} if args.realm_cmd == "list" else {
+            "realm": args.name, "paths": [_abs_path(p) for p in args.paths]}
         result = call(settings, method, params)
         return _emit(args, result, render.realm)
     if args.cmd == "search":
         params = {k: getattr(args, k) for k in ("query", "realm", "repo", "kind", "lang", "path",
                                                   "limit", "mode", "context", "sync")
                   if getattr(args, k) not in (None, False)}
+        if "repo" in params:
+            params["repo"] = _repo_arg(settings, params["repo"])
         result = call(settings, "search", params)
         _emit(args, result, render.search)
         return EXIT_OK if result.get("results") else EXIT_EMPTY
     if args.cmd == "symbols":
-        result = call(settings, "symbols", {"path": args.path})
+        result = call(settings, "symbols", {"path": _abs_path(args.path)})
         _emit(args, result, render.symbols)
         return EXIT_OK if result.get("results") else EXIT_EMPTY
     if args.cmd == "status":
         return _status(settings, args)
     if args.cmd == "reindex":
-        params = {"paths": args.paths or None, "realm": args.realm, "wait": args.wait}
+        params = {"paths": [_abs_path(p) for p in args.paths] or None, "realm": args.realm,
+                  "wait": args.wait}
         return _emit(args, call(settings, "reindex", params), render.generic)
     if args.cmd in ("impact", "deps", "refs"):
         params = {"target": _abs_target(args.target)}
@@ -197,7 +201,10 @@ def dispatch(args) -> int:
         _emit(args, result, render.changes)
         return EXIT_OK
     if args.cmd == "graph":
-        result = call(settings, "graph.export", {"format": args.format, "scope": args.scope})
+        scope = args.scope
+        if scope and scope not in settings.realms:
+            scope = _abs_target(scope)
+        result = call(settings, "graph.export", {"format": args.format, "scope": scope})
         if args.json:
             print(json.dumps(result))
         else:
@@ -231,6 +238,21 @@ def dispatch(args) -> int:
 
         return tray.main(["--state-file", args.state_file] if args.state_file else [])
     return EXIT_USAGE
+
+
+# The daemon runs in its own directory: every path argument is made absolute
+# here, against the client's, before it is sent.
+def _abs_path(path: str) -> str:
+    """A filesystem path (symbols, reindex, realm): relative means the client's cwd."""
+    p = Path(path).expanduser()
+    return str(p if p.is_absolute() else Path.cwd() / p)
+
+
+def _repo_arg(settings, repo: str) -> str:
+    """``--repo``: a folder name stays a name unless it is, from here, a repo of a realm."""
+    full = str(Path(repo).expanduser().resolve())
+    known = {r for repos in settings.realms.values() for r in repos}
+    return full if full in known else repo
 
 
 def _abs_target(target: str) -> str:
