@@ -43,9 +43,12 @@ class Annotations:
                "target_kind": "edge" if other else ("symbol" if symbol else "file"),
                "other": other, "text": text.strip(), "author": str(author or "agent")[:100],
                "content_hash": entry["content_hash"], "created_at": time.time()}
-        self.store.put_annotation(row)
-        if not other:
-            self._apply_to_store(entry, row)
+        with self.store.writer:     # a batch must not rewrite the entry in between
+            entry = self._entry(realm, repo, path, symbol)
+            row["content_hash"] = entry["content_hash"]
+            self.store.put_annotation(row)
+            if not other:
+                self._apply_to_store(entry, row)
         return {"annotated": row["target_kind"], "realm": realm, "repo": repo, "path": path,
                 "symbol": symbol, "other": other, "stale": False}
 

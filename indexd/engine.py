@@ -87,6 +87,8 @@ class Engine:
         self.started = time.time()
         self.error_state: str | None = None
         self.failures = 0
+        self.reload_requested = False
+        self.config_generation = 0                      # config reloads the worker applied
         self.last_batch: dict = {}
         self._config_stamp = _stamp(settings.paths.config_file)
         self.watcher = Watcher(self.on_path, self.on_git, self.on_dir, self.on_overflow)
@@ -133,10 +135,30 @@ class Engine:
     _on_shutdown = staticmethod(lambda: None)   # the daemon installs its own
 
     def reload_config(self) -> None:
+        """Worker thread only: removed repos' rows are deleted by the single writer,
+        after any batch that was already writing them."""
         self.settings = load_settings()
         self._config_stamp = _stamp(self.settings.paths.config_file)
         self.indexer.settings = self.settings
         self._sync_repos()
+
+    def request_reload(self) -> int:
+        """Ask the worker to re-read config.toml; returns the generation to wait for."""
+        with self.cond:
+            self.reload_requested = True
+            self.cond.notify_all()
+            return self.config_generation + 1
+
+    def wait_reloaded(self, generation: int, timeout: float) -> bool:
+        """Block until the worker applied config reload ``generation`` (False on timeout)."""
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while self.config_generation < generation:
+                left = deadline - time.monotonic()
+                if left <= 0 or self.stopping:
+                    return False
+                self.cond.wait(min(left, 0.5))
+        return True
 
     def _sync_repos(self, initial: bool = False) -> None:
         pairs = self.settings.realm_repos(None)
@@ -151,14 +173,15 @@ class Engine:
             self.cond.notify_all()
         self.watcher.sync(pairs)
         if removed:
-            self._purge_repos(removed)
+            self.debouncer.drop(lambda k: (k[0], k[1]) in removed)
+        self._purge_unknown_repos()
 
-    def _purge_repos(self, removed) -> None:
-        self.debouncer.drop(lambda k: (k[0], k[1]) in removed)
-        for realm, repo in removed:
-            keys = list(self.store.file_records(realm=realm, repo=repo))
-            self.store.delete_files([file_key(realm, repo, p) for p in keys])
-            log.info("repo removed realm=%s repo=%s files=%d", realm, repo, len(keys))
+    def _purge_unknown_repos(self) -> None:
+        """Delete rows of every repo no realm names (removed now, or while we were down)."""
+        wanted = set(self.settings.realm_repos(None))
+        for realm, repo in sorted(self.store.stored_repos() - wanted):
+            self.store.delete_repo(realm, repo)
+            log.info("repo removed realm=%s repo=%s: its rows left the index", realm, repo)
 
     # -- watcher hooks (observer thread) -----------------------------------
     def on_path(self, realm: str, repo: str, rel: str) -> None:
@@ -254,11 +277,13 @@ class Engine:
         return None
 
     def _check_config(self) -> None:
-        """Reload when config.toml changed on disk (edited by hand or by indexctl)."""
+        """Reload when config.toml changed on disk (edited by hand or by indexctl)
+        or a request asked for it (realm add/remove over the socket)."""
         stamp = _stamp(self.settings.paths.config_file)
-        if stamp == self._config_stamp:
+        if stamp == self._config_stamp and not self.reload_requested:
             return
         self._config_stamp = stamp
+        self.reload_requested = False
         try:
             self.cond.release()
             try:
@@ -269,6 +294,8 @@ class Engine:
         except Exception as exc:  # noqa: BLE001 - keep running on the old config
             self.error_state = f"config: {exc}"
             log.error("config reload failed, keeping the previous one: %s", exc)
+        self.config_generation += 1
+        self.cond.notify_all()
 
     def _due_rescans(self) -> list[tuple[str, str, str]]:
         now = time.time()
@@ -318,6 +345,8 @@ class Engine:
         plans = []
         try:
             full = {(r, p) for r, p, _ in rescans}
+            if rescans:
+                self._purge_unknown_repos()
             for realm, repo, reason in rescans:
                 log.info("reconcile realm=%s repo=%s reason=%s", realm, repo, reason)
                 plans.append(self.indexer.plan_repo(realm, repo))

@@ -264,11 +264,12 @@ class Indexer:
         pending.append(outcome.write)
 
     def _flush(self, pending: list[FileWrite], touched: list[FileRecord]) -> None:
-        if pending and self.before_write is not None:
-            self.before_write([row for w in pending for row in w.entries])
-        if pending:
-            self.store.write(pending)
-            pending.clear()
+        with self.store.writer:     # an annotation written meanwhile is not lost
+            if pending and self.before_write is not None:
+                self.before_write([row for w in pending for row in w.entries])
+            if pending:
+                self.store.write(pending)
+                pending.clear()
         if touched:
             self.store.write_records(touched)
             touched.clear()

@@ -21,6 +21,7 @@ from ..query.search import SearchRequest, keyword_search, outline
 from ..realms import add_repos, list_realms, locate, remove_repos
 
 PROTOCOL_VERSION = 1
+REALM_APPLY_WAIT_S = 30     # realm add/remove answer once the worker applied them
 STATUS_COUNTS = ("indexed", "skipped", "failed")
 
 
@@ -195,23 +196,29 @@ class Methods:
         text = await self._graph("export", fmt=fmt, scope=scope)
         return {"format": fmt, "scope": scope, "text": text}
 
-    def realm_add(self, params, conn) -> dict:
+    async def realm_add(self, params, conn) -> dict:
         name, paths = params.get("realm"), params.get("paths")
         if not isinstance(name, str) or not isinstance(paths, list):
             raise InvalidParams("realm.add needs 'realm' (string) and 'paths' (list)")
         result = add_repos(self.settings, name, [str(p) for p in paths])
-        if self.engine is not None:
-            self.engine.reload_config()
-        return result
+        return result | await self._applied()
 
-    def realm_remove(self, params, conn) -> dict:
+    async def realm_remove(self, params, conn) -> dict:
         name = params.get("realm")
         if not isinstance(name, str):
             raise InvalidParams("realm.remove needs 'realm'")
         result = remove_repos(self.settings, name, params.get("paths"))
-        if self.engine is not None:
-            self.engine.reload_config()
-        return result
+        return result | await self._applied()
+
+    async def _applied(self) -> dict:
+        """The worker, the only store writer, applies config changes (and deletes a
+        removed repo's rows) between batches: wait for it, within reason."""
+        if self.engine is None:
+            return {}
+        generation = self.engine.request_reload()
+        done = await asyncio.to_thread(self.engine.wait_reloaded, generation, REALM_APPLY_WAIT_S)
+        return {"applied": done} if done else {
+            "applied": False, "note": "the daemon applies this after its current batch"}
 
     def realm_list(self, params, conn) -> dict:
         return list_realms(self.settings)

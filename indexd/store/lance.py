@@ -116,6 +116,10 @@ class Store:
         # callers report and retry instead of corrupting anything.
         self.fault_hook = fault_hook
         self.lock = RWLock()
+        # The one writer's mutex: a unit of work that reads rows and then writes
+        # what it derived from them (a batch's annotations + rows, an annotation
+        # and its entry) holds it, so no other writer slips in between.
+        self.writer = threading.RLock()
         # Index builds from two threads (the writer, a query finding no index
         # yet, a model switch) race on LanceDB's temp files: one at a time.
         self._index_lock = threading.Lock()
@@ -268,6 +272,28 @@ class Store:
                     self.files.delete(_in_list("key", chunk))
             except (OSError, RuntimeError, ValueError) as exc:
                 raise StoreError(f"store delete failed: {exc}", {"retryable": True}) from exc
+
+    def stored_repos(self) -> set[tuple[str, str]]:
+        """Every (realm, repo) that has rows in files, entries or links."""
+        out: set[tuple[str, str]] = set()
+        with self.lock.read():
+            for table in (self.files, self.entries, self.links):
+                pairs = self._scan(table, None, ["realm", "repo"])
+                if len(pairs):
+                    out |= set(zip(pairs.column("realm").to_pylist(),
+                                   pairs.column("repo").to_pylist()))
+        return out
+
+    def delete_repo(self, realm: str, repo: str) -> None:
+        """Drop every row of one repo of one realm (annotations, user data, stay)."""
+        where = f"realm = {_sql(realm)} AND repo = {_sql(repo)}"
+        try:
+            self._fault("delete")
+            with self.lock.write():
+                for table in (self.entries, self.links, self.files):
+                    table.delete(where)
+        except (OSError, RuntimeError, ValueError) as exc:
+            raise StoreError(f"store delete failed: {exc}", {"retryable": True}) from exc
 
     def _fault(self, op: str) -> None:
         if self.fault_hook is not None:
