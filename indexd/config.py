@@ -74,6 +74,8 @@ class Settings:
     secret_allow: tuple = ()                         # globs exempt from secret checks
     version_retention_s: int = 300                   # keep old store versions for live readers
     fault_injection: str = ""                        # tests only: "write:N" fails N store writes (ENOSPC)
+    message_timeout_s: int = 30                      # a half-sent socket message; 0 = no limit
+    audit_log: bool = False                          # JSON lines of every request (indexd/audit.py)
 
     def realm_repos(self, realm: str | None) -> list[tuple[str, str]]:
         """(realm, repo) pairs for one realm, or all realms when None."""
@@ -149,11 +151,24 @@ def _coerce(name: str, value, where: str):
             if isinstance(value, str):
                 value = [v.strip() for v in value.split(",") if v.strip()]
             return tuple(str(v) for v in value)
+        if kind is bool:
+            return _bool(value)
         if kind is int:
             return int(value)
         return str(value)
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"{where}: {name} must be {kind.__name__}, got {value!r}") from exc
+
+
+def _bool(value) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off", ""):
+        return False
+    raise ValueError(f"not a boolean: {value!r}")
 
 
 def _realms(raw, where: Path) -> dict:

@@ -123,7 +123,8 @@ async def _serve(settings: Settings, http: str | None, embed: bool,
     engine = Engine(settings, store, notify=push, embed=embed)
     engine._on_shutdown = lambda: loop.call_soon_threadsafe(stop.set)
     methods = Methods(lambda: engine.settings, store, engine)
-    server = SocketServer(settings.paths.socket, methods)
+    server = SocketServer(settings.paths.socket, methods,
+                          message_timeout=settings.message_timeout_s)
     server_ref.append(server)
     try:
         await server.start()

@@ -207,6 +207,14 @@ class Decoder:
         """Bytes of an incomplete frame still buffered (early disconnect check)."""
         return len(self._buf)
 
+    @property
+    def partial(self) -> bool:
+        """A message has begun but not ended (headers read and no body yet included);
+        whitespace between messages does not count."""
+        if self.dead:
+            return False
+        return self._body_len is not None or bool(self._buf.strip(_WHITESPACE))
+
     def feed(self, data: bytes) -> list[Decoded]:
         if self.dead:
             return []

@@ -2,8 +2,9 @@
 
 Owns: socket file security (0700 directory, 0600 socket, stale-socket
 takeover, single-daemon lock, SO_PEERCRED uid check), per-connection framing,
-request concurrency, bounded outgoing queues, server push (`notify`) and the
-mapping of exceptions to JSON-RPC errors.
+request concurrency, bounded outgoing queues, the time a begun message has to
+finish (``message_timeout``), server push (`notify`) and the mapping of
+exceptions to JSON-RPC errors.
 
 It does not know the method list: `dispatch.call(method, params, conn)` does.
 Must not import the engine (store, parse, lancedb, torch); only
@@ -26,7 +27,7 @@ import uuid
 from pathlib import Path
 from typing import Any, Protocol
 
-from indexd.errors import ConfigError, IndexdError, InvalidParams
+from indexd.errors import ConfigError, IndexdError, InvalidParams, ParseError
 from indexd.server import protocol
 from indexd.server.protocol import DecodeFailure, Message, Request
 
@@ -38,6 +39,7 @@ MAX_INFLIGHT = 32                # concurrent requests per connection
 MAX_QUEUE_MESSAGES = 256         # outgoing messages waiting for a slow reader
 MAX_QUEUE_BYTES = 8 << 20
 FLUSH_TIMEOUT = 5.0              # time a closing connection gets to drain
+MESSAGE_TIMEOUT = 30.0           # to finish a message once begun (config: message_timeout_s)
 _READ_CHUNK = 1 << 16
 _QUIET_ERRORS = (OSError,)   # resets, broken pipes, timeouts: peer gone
 
@@ -144,7 +146,8 @@ class SocketServer:
                  allowed_uid: int | None = os.getuid(),
                  max_inflight: int = MAX_INFLIGHT,
                  max_queue_messages: int = MAX_QUEUE_MESSAGES,
-                 max_queue_bytes: int = MAX_QUEUE_BYTES):
+                 max_queue_bytes: int = MAX_QUEUE_BYTES,
+                 message_timeout: float | None = MESSAGE_TIMEOUT):
         self.path = Path(path)
         self.dispatch = dispatch
         self.max_message = max_message
@@ -152,6 +155,7 @@ class SocketServer:
         self.max_inflight = max_inflight
         self.max_queue_messages = max_queue_messages
         self.max_queue_bytes = max_queue_bytes
+        self.message_timeout = message_timeout or None    # 0: no limit
         self._listener: socket.socket | None = None
         self._retry: asyncio.TimerHandle | None = None
         self._lock_fd: int | None = None
@@ -331,12 +335,26 @@ class SocketServer:
                          inflight: set, slots: asyncio.Semaphore) -> bool:
         """Read and start requests until EOF (True) or a fatal error (False)."""
         decoder = protocol.Decoder(self.max_message)
+        budget = self.message_timeout
         while conn.open:
+            # Only a begun message is timed: a quiet subscriber between messages is
+            # legitimate, bytes that never end a message only hold a connection.
+            timed = budget is not None and decoder.partial
+            started = asyncio.get_running_loop().time()
             try:
-                data = await reader.read(_READ_CHUNK)
+                if timed:
+                    data = await asyncio.wait_for(reader.read(_READ_CHUNK), budget)
+                else:
+                    data = await reader.read(_READ_CHUNK)
+            except TimeoutError:     # before OSError, its base class
+                self._drop_incomplete(conn, decoder)
+                return False
             except _QUIET_ERRORS as exc:
                 log.debug("%r: read failed: %s", conn, exc)
                 return False
+            if timed:
+                # Time spent here only: waiting for a request slot is not the peer's fault.
+                budget -= asyncio.get_running_loop().time() - started
             if not data:
                 if decoder.pending:
                     log.debug("%r: disconnected mid-message (%d bytes)",
@@ -355,7 +373,18 @@ class SocketServer:
                 task = asyncio.create_task(self._handle(conn, item, slots))
                 inflight.add(task)
                 task.add_done_callback(inflight.discard)
+            if not decoder.partial:
+                budget = self.message_timeout
         return False
+
+    def _drop_incomplete(self, conn: Connection, decoder: protocol.Decoder) -> None:
+        conn.framing = decoder.framing
+        log.info("%r: closing: incomplete message (%d bytes) not finished within %gs",
+                 conn, decoder.pending, self.message_timeout)
+        conn.send(protocol.error(None, ParseError(
+            f"parse error: incomplete message: not finished within "
+            f"{self.message_timeout:g}s; closing the connection",
+            {"timeout_s": self.message_timeout})))
 
     async def _handle(self, conn: Connection, message: Message,
                       slots: asyncio.Semaphore) -> None:

@@ -247,3 +247,24 @@ def test_encoded_requests_roundtrip(req, framing):
     assert got.method == req["method"]
     assert got.params == req.get("params", {})
     assert got.id == req.get("id") and got.notification == ("id" not in req)
+
+
+def test_partial_is_true_only_inside_a_message():
+    # The socket server times only begun messages (message_timeout_s).
+    for framing_bytes in (GOOD + b"\n", lsp(GOOD)):
+        d = Decoder()
+        assert not d.partial
+        for cut in range(1, len(framing_bytes)):
+            d = Decoder()
+            d.feed(framing_bytes[:cut])
+            assert d.partial, (framing_bytes, cut)
+            assert len(d.feed(framing_bytes[cut:])) == 1
+            assert not d.partial
+    d = Decoder()
+    d.feed(b" \r\n\t")           # whitespace between messages
+    assert not d.partial
+    d.feed(GOOD + b"\n  \n ")
+    assert not d.partial
+    d = Decoder()
+    d.feed(b"Content-Length: 99999999999\r\n\r\n")   # fatal: the connection closes anyway
+    assert not d.partial
