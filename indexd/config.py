@@ -73,6 +73,7 @@ class Settings:
     ollama_model: str = ""
     secret_allow: tuple = ()                         # globs exempt from secret checks
     version_retention_s: int = 300                   # keep old store versions for live readers
+    git_lock_stale_s: int = 120                      # an older .git/index.lock is a crashed git's
     fault_injection: str = ""                        # tests only: "write:N" fails N store writes (ENOSPC)
     message_timeout_s: int = 30                      # a half-sent socket message; 0 = no limit
     audit_log: bool = False                          # JSON lines of every request (indexd/audit.py)

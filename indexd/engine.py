@@ -45,7 +45,6 @@ log = logging.getLogger(__name__)
 
 RECONCILE_EVERY_S = 600        # safety net even when watching works
 UNWATCHED_EVERY_S = 30         # repos we could not watch (inotify limit...)
-GIT_LOCK_STALE_S = 120         # an index.lock older than this is ignored
 BATCH_MAX = 2000
 TRIM_AFTER_FILES = 100         # batches this big give their heap back (memory.trim)
 GRAPH_MIN_BUDGET_S = 2.0       # incremental graph updates may take this long at least...
@@ -64,6 +63,7 @@ class RepoState:
     last_reconcile: float = 0.0
     overflow: int = 0
     missing: bool = False                  # root gone (moved, deleted, unmounted)
+    last_batch: float = 0.0                # when a batch last brought it up to date
     errors: Counter = field(default_factory=Counter)
 
 
@@ -86,6 +86,7 @@ class Engine:
         self.paused = False
         self.started = time.time()
         self.error_state: str | None = None
+        self.config_error: str | None = None             # a bad config reload, until a good one
         self.failures = 0
         self.reload_requested = False
         self.config_generation = 0                      # config reloads the worker applied
@@ -217,7 +218,7 @@ class Engine:
         state = self.repos.get((realm, repo))
         if state is None:
             return
-        busy = _git_busy(repo)
+        busy = _git_busy(repo, self.settings.git_lock_stale_s)
         with self.cond:
             if state.busy and not busy:
                 state.rescan = state.rescan or "git operation finished"
@@ -291,8 +292,11 @@ class Engine:
             finally:
                 self.cond.acquire()
             log.info("config reloaded realms=%s", ",".join(sorted(self.settings.realms)))
+            self.config_error = None
         except Exception as exc:  # noqa: BLE001 - keep running on the old config
             self.error_state = f"config: {exc}"
+            # Kept until a good reload: error_state is cleared by the next batch.
+            self.config_error = f"{exc}; keeping the previous config"
             log.error("config reload failed, keeping the previous one: %s", exc)
         self.config_generation += 1
         self.cond.notify_all()
@@ -311,9 +315,15 @@ class Engine:
                 state.rescan_since = state.rescan_since or now
                 if present:
                     self.watcher.restart(realm, repo)   # the old watch died with the old root
-            # Checked on disk too: at start no event has told us about a lock yet.
-            if state.busy or (state.rescan and _git_busy(repo)):
-                state.busy = True
+            # Checked on disk every time: at start no event has told us about a
+            # lock yet, and a git that crashed holding it sends no event later.
+            busy = _git_busy(repo, self.settings.git_lock_stale_s)
+            if state.busy and not busy:
+                log.warning("git lock stale or gone repo=%s: reconciling", repo)
+                state.rescan = state.rescan or "git lock stale"
+                state.rescan_since = state.rescan_since or now
+            state.busy = busy and (state.busy or bool(state.rescan))
+            if state.busy:
                 continue
             if state.rescan is None:
                 every = UNWATCHED_EVERY_S if self.watcher.state(realm, repo) != "ok" else RECONCILE_EVERY_S
@@ -362,6 +372,9 @@ class Engine:
                 self.enrich.prioritize(file_key(*k) for k in report.changed_paths)
             self.error_state = None
             self.last_batch = report.to_json() | {"at": time.time()}
+            for key in full | set(by_repo):
+                if key in self.repos:
+                    self.repos[key].last_batch = self.last_batch["at"]
             log.info("batch done paths=%d rescans=%d parsed=%d deleted=%d ms=%.0f", len(keys),
                      len(rescans), report.parsed, report.deleted, (time.monotonic() - started) * 1000)
             if report.parsed + report.deleted >= TRIM_AFTER_FILES:
@@ -585,7 +598,8 @@ class Engine:
                  else "indexing" if pending else "fresh")
         return {"state": state, "pending": pending, "index_lag_s": self.index_lag_s(),
                 "generation": self.generation, "paused": self.paused,
-                "error": self.error_state, "last_batch": self.last_batch}
+                "error": self.error_state, "last_batch": self.last_batch,
+                "config_error": self.config_error}
 
     def status(self) -> dict:
         realms = []
@@ -599,6 +613,9 @@ class Engine:
                     "recrawling" if state.rescan else self.watcher.state(name, repo))
                 info["overflows"] = state.overflow
                 info["git_busy"] = state.busy
+                # A batch that only touched stats or deleted files wrote no newer
+                # indexed_at, yet the repo is as current as that batch.
+                info["last_indexed"] = max(info["last_indexed"] or 0.0, state.last_batch) or None
                 repos.append(info)
             realms.append({"name": name, "repos": repos})
         return {"daemon": _process_info(self.started), "realms": realms,
@@ -623,10 +640,10 @@ def _stamp(path: Path) -> tuple:
         return ()
 
 
-def _git_busy(repo: str) -> bool:
-    """A git operation holds the index (a stale lock does not count)."""
+def _git_busy(repo: str, stale_s: float) -> bool:
+    """A git operation holds the index (a lock older than ``stale_s`` does not count)."""
     lock = Path(repo, ".git", "index.lock")
-    return lock.exists() and time.time() - _mtime(lock) < GIT_LOCK_STALE_S
+    return lock.exists() and time.time() - _mtime(lock) < stale_s
 
 
 def _mtime(path: Path) -> float:

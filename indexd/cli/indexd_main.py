@@ -75,15 +75,61 @@ def _error(exc: IndexdError, as_json: bool) -> None:
         print(f"indexd: error: {exc.message}", file=sys.stderr)
 
 
+def _instance_lock(settings):
+    """Take the daemon's instance lock for a one-shot command: (fd, None), or
+    (None, the live daemon's pid) when a daemon holds it."""
+    from ..daemon import take_instance_lock
+
+    try:
+        return take_instance_lock(settings), None
+    except IndexdError as exc:
+        pid = exc.data.get("pid")
+        if pid is None:
+            raise
+        return None, pid
+
+
 def cmd_index(args) -> int:
-    from ..pipeline import Indexer
-    from ..realms import locate
-    from ..store import Store
+    import os
 
     settings = load_settings(flags={"workers": args.workers, "max_file_size": args.max_file_size})
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
     if not settings.realms:
         raise IndexdError("no realms configured; add one first: indexctl realm add NAME DIR...")
+    # Two writers on one store would race: beside a live daemon, the daemon does the work.
+    fd, pid = _instance_lock(settings)
+    if fd is None:
+        return _index_by_daemon(settings, args, pid)
+    try:
+        return _index_here(settings, args)
+    finally:
+        os.close(fd)
+
+
+def _index_by_daemon(settings, args, pid) -> int:
+    import os
+
+    from ..client import Client
+
+    params = {"wait": True, "realm": args.realm}
+    if args.paths:
+        params["paths"] = [os.path.abspath(p) for p in args.paths]
+    if not args.json:
+        print(f"indexd: a daemon is running (pid {pid}): it indexes; waiting for it to finish",
+              file=sys.stderr)
+    with Client(settings.paths.socket, timeout=900) as client:
+        result = client.call("reindex", **params)
+    result = {"event": "done", "daemon": {"pid": int(pid) if str(pid).isdigit() else pid}} | result
+    print(json.dumps(result) if args.json else
+          f"indexd: the daemon (pid {pid}) reindexed; pending {result.get('pending', 0)}, "
+          f"lag {result.get('index_lag_s', 0)}s")
+    return EXIT_OK
+
+
+def _index_here(settings, args) -> int:
+    from ..pipeline import Indexer
+    from ..realms import locate
+    from ..store import Store
     only = None
     if args.paths:
         only = {}
@@ -156,12 +202,21 @@ def _print_report(report) -> None:
 def cmd_reset(args) -> int:
     from ..store import Store
 
+    import os
+
     settings = load_settings()
-    if not args.yes and sys.stdin.isatty():
-        answer = input(f"delete the index at {settings.paths.store_dir}? [y/N] ")
-        if answer.strip().lower() not in ("y", "yes"):
-            return EXIT_OK
-    Store.destroy(settings.paths.store_dir)
+    fd, pid = _instance_lock(settings)
+    if fd is None:
+        raise IndexdError(f"indexd is running (pid {pid}) and uses this index; stop it first "
+                          "with: indexctl shutdown (then run indexd reset again)", {"pid": pid})
+    try:
+        if not args.yes and sys.stdin.isatty():
+            answer = input(f"delete the index at {settings.paths.store_dir}? [y/N] ")
+            if answer.strip().lower() not in ("y", "yes"):
+                return EXIT_OK
+        Store.destroy(settings.paths.store_dir)
+    finally:
+        os.close(fd)
     print(json.dumps({"reset": str(settings.paths.store_dir)}) if args.json
           else f"indexd: removed {settings.paths.store_dir}")
     return EXIT_OK
