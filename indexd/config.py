@@ -47,10 +47,15 @@ class Paths:
     def log_file(self) -> Path:
         return self.log_dir / "indexd.log"
 
+    @property
+    def audit_file(self) -> Path:
+        return self.log_dir / "audit.jsonl"
+
     def to_json(self) -> dict:
         return {f.name: str(getattr(self, f.name)) for f in fields(self)} | {
             "config_file": str(self.config_file), "store_dir": str(self.store_dir),
-            "socket": str(self.socket), "log_file": str(self.log_file)}
+            "socket": str(self.socket), "log_file": str(self.log_file),
+            "audit_file": str(self.audit_file)}
 
 
 @dataclass(frozen=True)
@@ -93,6 +98,15 @@ class Settings:
 # Scalar settings that the file, env (INDEXD_<NAME>) and flags may set.
 _SCALARS = {f.name: f for f in fields(Settings) if f.name not in ("paths", "realms")}
 
+# Settings with a fixed set of values. Checked here, so a typo stops `indexd run`
+# / `indexd index` (and a reload keeps the old config) instead of silently
+# meaning the default. The modules using them keep their own copies (no import
+# from the engine here); a test keeps the two equal.
+CHOICES = {"summarize": ("off", "docstring", "llm"),
+           "embed_runtime": ("auto", "onnx", "torch"),
+           "embed_recipe": ("default", "name_doc", "body")}
+EMBED_MODEL_FORMS = ("default", "off", "hash", "ollama:MODEL", "/path/to/model-dir")
+
 
 def default_paths(env: dict) -> Paths:
     home = env.get("INDEXD_HOME")
@@ -111,23 +125,34 @@ def default_paths(env: dict) -> Paths:
         run_dir)
 
 
-def load_settings(env: dict | None = None, flags: dict | None = None) -> Settings:
+def load_settings(env: dict | None = None, flags: dict | None = None,
+                  strict: bool = True) -> Settings:
+    """``strict`` False (the client): a bad scalar keeps its default instead of
+    raising, so `indexctl status` can still reach a daemon and show the error."""
     env = dict(os.environ if env is None else env)
     paths = default_paths(env)
     raw = read_config_file(paths.config_file)
     values: dict = {}
+
+    def put(name, value, where):
+        try:
+            values[name] = _coerce(name, value, where)
+        except ConfigError:
+            if strict:
+                raise
+
     for name, value in raw.items():
         if name in _SCALARS:
-            values[name] = _coerce(name, value, f"{paths.config_file}")
+            put(name, value, f"{paths.config_file}")
     for name in _SCALARS:
         key = f"INDEXD_{name.upper()}"
         if key in env:
-            values[name] = _coerce(name, env[key], key)
+            put(name, env[key], key)
     for name, value in (flags or {}).items():
         if value is not None:
             if name not in _SCALARS:
                 raise ConfigError(f"unknown setting {name!r}")
-            values[name] = _coerce(name, value, f"--{name.replace('_', '-')}")
+            put(name, value, f"--{name.replace('_', '-')}")
     realms = _realms(raw.get("realms", {}), paths.config_file)
     return Settings(paths=paths, realms=realms, **values)
 
@@ -147,6 +172,12 @@ def read_config_file(path: Path) -> dict:
 def _coerce(name: str, value, where: str):
     default = _SCALARS[name].default
     kind = type(default) if not isinstance(default, tuple) else tuple
+    # TOML is typed: `summarize = true` or `max_file_size = true` is a mistake,
+    # not "True" or 1 (bool is an int subclass, and anything has a str()).
+    wrong_bool = isinstance(value, bool) and kind is not bool
+    if wrong_bool or (kind is str and not isinstance(value, str)):
+        raise ConfigError(f"{where}: {name} must be {_expected(name, kind)}, got {value!r}",
+                          _bad(name, value))
     try:
         if kind is tuple:
             if isinstance(value, str):
@@ -156,9 +187,42 @@ def _coerce(name: str, value, where: str):
             return _bool(value)
         if kind is int:
             return int(value)
-        return str(value)
     except (TypeError, ValueError) as exc:
-        raise ConfigError(f"{where}: {name} must be {kind.__name__}, got {value!r}") from exc
+        raise ConfigError(f"{where}: {name} must be {kind.__name__}, got {value!r}",
+                          _bad(name, value)) from exc
+    return _checked_choice(name, value.strip(), where)
+
+
+def _checked_choice(name: str, value: str, where: str) -> str:
+    allowed = CHOICES.get(name)
+    if allowed is not None and value not in allowed:
+        raise ConfigError(f"{where}: {name} = {value!r} is not allowed; use one of: "
+                          f"{', '.join(allowed)}", _bad(name, value, allowed))
+    if name == "embed_model" and not _is_model_spec(value):
+        raise ConfigError(f"{where}: embed_model = {value!r} is not allowed; use one of: "
+                          f"{', '.join(EMBED_MODEL_FORMS)}", _bad(name, value, EMBED_MODEL_FORMS))
+    return value
+
+
+def _is_model_spec(spec: str) -> bool:
+    """default | off | hash | ollama:MODEL | a directory, written as a path."""
+    if spec in ("default", "off", "hash", ""):
+        return True
+    if spec.startswith("ollama:"):
+        return bool(spec[len("ollama:"):].strip())
+    return "/" in spec or spec.startswith(("~", "."))
+
+
+def _expected(name: str, kind: type) -> str:
+    allowed = CHOICES.get(name) or (EMBED_MODEL_FORMS if name == "embed_model" else None)
+    if allowed:
+        return "one of: " + ", ".join(allowed)
+    return {str: "a string", int: "an integer", tuple: "a list of strings",
+            bool: "true or false"}[kind]
+
+
+def _bad(name: str, value, allowed=None) -> dict:
+    return {"key": name, "value": repr(value)} | ({"allowed": list(allowed)} if allowed else {})
 
 
 def _bool(value) -> bool:

@@ -47,6 +47,7 @@ class Job:
     max_size: int
     allow: tuple
     known_entries: int = 0
+    summaries: bool = True          # summarize = "off": rows carry none
 
 
 @dataclass
@@ -116,7 +117,7 @@ def process_file(job: Job) -> Outcome:
 
     result = parse_source(job.path, src.text, language, exists)
     rec = replace(rec, status=FAILED if result.error else INDEXED, reason=result.error or "")
-    rows = entry_rows(rec, result, src.text)
+    rows = entry_rows(rec, result, src.text, job.summaries)
     rec = replace(rec, entries=len(rows))
     return Outcome(record=rec, write=FileWrite(rec, rows, link_rows(rec, result)))
 
@@ -206,7 +207,8 @@ class Indexer:
         plan.jobs.append(Job(realm, repo, path, rec.hash if rec else "",
                              rec.status if rec else "", rec.reason if rec else "",
                              self.settings.max_file_size, tuple(self.settings.secret_allow),
-                             rec.entries if rec else 0))
+                             rec.entries if rec else 0,
+                             summaries=self.settings.summarize != "off"))
 
     # -- running -----------------------------------------------------------
     def run(self, plans: list[Plan]) -> Report:

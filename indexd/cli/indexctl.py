@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from ..config import load_settings
-from ..errors import DaemonNotRunning, IndexdError
+from ..errors import ConfigError, DaemonNotRunning, IndexdError
 from . import render
 
 EXIT_OK, EXIT_EMPTY, EXIT_USAGE, EXIT_UNREACHABLE, EXIT_ERROR = 0, 1, 2, 3, 4
@@ -162,7 +162,7 @@ def _fail(args, exc: IndexdError, code: int) -> int:
 
 
 def dispatch(args) -> int:
-    settings = load_settings()
+    settings = _settings()
     if args.cmd == "realm":
         method = f"realm.{args.realm_cmd}"
         params = {} if args.realm_cmd == "list" else {
@@ -238,6 +238,18 @@ def dispatch(args) -> int:
 
         return tray.main(["--state-file", args.state_file] if args.state_file else [])
     return EXIT_USAGE
+
+
+def _settings():
+    """A bad setting is the daemon's (or `indexd index`'s) to refuse; the client
+    says so and carries on, so status and doctor still work."""
+    try:
+        return load_settings()
+    except ConfigError as exc:
+        if "key" not in exc.data:
+            raise    # unreadable TOML or realms: nothing sensible to fall back on
+        print(f"indexctl: warning: {exc.message}", file=sys.stderr)
+        return load_settings(strict=False)
 
 
 # The daemon runs in its own directory: every path argument is made absolute

@@ -86,6 +86,8 @@ def status(result: dict) -> None:
             print(f"  queue {stage}: {depth}")
     else:
         print("daemon: not running (start it with: indexd run); figures read from the store")
+    if result.get("config_error"):
+        print(_c("31", f"config: {result['config_error']}"))
     for realm in result.get("realms", []):
         print(_c("1", f"realm {realm['name']}"))
         for repo in realm["repos"]:

@@ -135,5 +135,6 @@ class Enricher:
                 "error": self.embed_error or self.error,
                 "embedded": v.embedded if v else 0, "reused": v.reused if v else 0,
                 "summaries": {"mode": self._settings().summarize,
+                              "enabled": self._settings().summarize != "off",
                               "done": sm.summarized if sm else 0,
                               "reused": sm.reused if sm else 0}}

@@ -33,7 +33,9 @@ def file_entry(rec: FileRecord, text: str, result: ParseResult) -> Entry:
                  doc="", parent=None, content_hash=rec.hash, body=head[:2000])
 
 
-def entry_rows(rec: FileRecord, result: ParseResult, text: str) -> list[dict]:
+def entry_rows(rec: FileRecord, result: ParseResult, text: str,
+               summaries: bool = True) -> list[dict]:
+    """Rows of one file; ``summaries`` False (``summarize = "off"``): none at all."""
     entries = list(result.entries)
     if not any(e.kind == "file" for e in entries):
         entries.insert(0, file_entry(rec, text, result))
@@ -50,12 +52,13 @@ def entry_rows(rec: FileRecord, result: ParseResult, text: str) -> list[dict]:
             "lang": result.language, "kind": e.kind, "name": e.name, "qualname": e.qualname,
             "parent": e.parent, "start_line": e.start_line, "end_line": e.end_line,
             "level": e.level, "signature": e.signature, "doc": e.doc,
-            "summary": "", "summary_source": "docstring", "content_hash": e.content_hash,
+            "summary": "", "summary_source": "docstring" if summaries else "",
+            "content_hash": e.content_hash,
             "body": e.body, "search_text": search_text(rec.path, e),
             "embed_hash": None, "vector": None,
         })
     code = is_code(result.language)
-    for row in rows:
+    for row in rows if summaries else ():
         # Docstring summaries are pure and cheap: computed here, in the parse
         # workers, not by a background stage rewriting every row afterwards.
         # A code file's own entry has no docstring of its own: its head is code.
