@@ -546,9 +546,16 @@ class Store:
 
     # -- annotations (agents' and people's notes; precious, never derived) ---
     def put_annotation(self, row: dict) -> None:
+        """Insert or replace one note by id in a single commit (merge_insert).
+
+        Not delete-then-add like the derived tables: a kill in between lost the
+        note, which no reindex can bring back. One row per call, so merge_insert's
+        cost (10x a plain add on big tables) does not matter here.
+        """
+        data = pa.Table.from_pylist([row], schema=S.ANNOTATIONS)
         with self.lock.write():
-            self.annotations.delete(f"id = {_sql(row['id'])}")
-            self.annotations.add(pa.Table.from_pylist([row], schema=S.ANNOTATIONS))
+            (self.annotations.merge_insert("id").when_matched_update_all()
+             .when_not_matched_insert_all().execute(data))
 
     def annotations_for(self, where: str | None = None) -> list[dict]:
         query = self.annotations.search()
