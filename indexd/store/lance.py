@@ -289,7 +289,7 @@ class Store:
         where = f"realm = {_sql(realm)} AND repo = {_sql(repo)}"
         try:
             self._fault("delete")
-            with self.lock.write():
+            with self.writer, self.lock.write():
                 for table in (self.entries, self.links, self.files):
                     table.delete(where)
         except (OSError, RuntimeError, ValueError) as exc:
@@ -483,7 +483,7 @@ class Store:
         if not updates:
             return 0
         where = _in_list("id", list(updates)) + (f" AND ({guard})" if guard else "")
-        with self.lock.write():
+        with self.writer, self.lock.write():
             rows = self.entries.search().where(where).limit(None).to_list()
             if expect is not None:
                 rows = [r for r in rows if expect.get(r["id"]) == r["content_hash"]]
