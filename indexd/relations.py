@@ -198,34 +198,77 @@ class Relations:
             changed = changed_symbols(repo, since)
         except (KeyError, ValueError) as exc:
             raise InvalidParams(f"cannot diff {repo} against {since or 'HEAD'}: {exc}") from None
-        merged: dict[str, dict] = {"affected": {}, "tests": {}, "docs": {}}
-        complete, reasons, unresolved = True, [], []
+        results, gone, doubts = [], [], []
         for ch in changed:
-            target = f"{repo}/{ch['path']}" + (f"::{ch['symbol']}" if ch.get("symbol") else "")
             try:
-                res = self.impact(target, depth=depth, pending=pending)
+                results.append(self.impact(_change_target(repo, ch), depth=depth, pending=pending))
             except RealmError:
-                continue    # a deleted file or symbol: nothing left to resolve
-            complete = complete and res["complete"]
-            if res.get("incomplete_reason"):
-                reasons.append(res["incomplete_reason"])
-            unresolved.extend(res.get("unresolved", []))
-            for bucket in merged:
-                for item in res.get(bucket, []):
-                    key = f"{item['repo']}\x1f{item['path']}\x1f{item.get('symbol')}"
-                    best = merged[bucket].get(key)
-                    if best is None or item["score"] > best["score"]:
-                        merged[bucket][key] = item
-        out = {b: sorted(v.values(), key=lambda i: (-i["score"], i["path"])) for b, v in merged.items()}
-        return {"repo": repo, "since": since, "changed": changed, **out,
-                "complete": complete, "incomplete_reason": "; ".join(dict.fromkeys(reasons)) or None,
+                # Gone from the working tree, so from the warm graph too: its
+                # dependents come from the committed version below. Anything
+                # else unknown is a file indexd does not index (ignored).
+                if ch["change"] in ("deleted", "renamed"):
+                    gone.append(ch)
+        results += self._impact_of_gone(repo, since, gone, depth, pending, doubts)
+        reasons = [r["incomplete_reason"] for r in results if r.get("incomplete_reason")] + doubts
+        unresolved = [u for r in results for u in r.get("unresolved", [])]
+        return {"repo": repo, "since": since, "changed": changed, **_merge_impacts(results),
+                "complete": all(r["complete"] for r in results) and not doubts,
+                "incomplete_reason": "; ".join(dict.fromkeys(reasons)) or None,
                 "unresolved": unresolved[:50],
                 "took_ms": round((time.perf_counter() - t0) * 1000, 2)}
+
+    def _impact_of_gone(self, repo: str, since: str | None, gone: list[dict], depth: int,
+                        pending, doubts: list[str]) -> list[dict]:
+        """Impact of deleted/renamed symbols (and deleted files) as the committed
+        version of their file had them; what cannot be told goes to ``doubts``."""
+        from .graph.changes import base_text, committed_facts
+
+        by_path: dict[str, list[dict]] = {}
+        for ch in gone:
+            by_path.setdefault(ch["path"], []).append(ch)
+        realms = [r for r, rp in self._settings().realm_repos(None) if rp == repo]
+        out = []
+        for path, rows in sorted(by_path.items()):
+            targets = list(dict.fromkeys(_change_target(repo, ch) for ch in rows))
+            if not (Path(repo) / path).exists():
+                targets.append(f"{repo}/{path}")   # a deleted file: its importers too
+            try:
+                text = base_text(repo, since, path)
+                if text is None or not realms:
+                    raise LookupError("no committed version" if realms else "repo in no realm")
+                for realm in realms:
+                    facts = committed_facts(realm, repo, path, text)
+                    with self.lock:
+                        got = self._ready().impact_as_committed(facts, targets, depth, pending)
+                    out += [r for r in got.values() if r is not None]
+                    doubts += [f"cannot tell what used {t}: not in the committed version"
+                               for t, r in got.items() if r is None]
+            except Exception as exc:  # noqa: BLE001 - the answer says it is incomplete instead
+                log.warning("changes: committed version failed repo=%s path=%s error=%s",
+                            repo, path, exc)
+                doubts.append(f"cannot tell what used {path}'s deleted symbols: {exc}")
+        return out
 
     def status(self) -> dict:
         g = self.graph
         return {"ready": g is not None, "error": self.error, "build_s": self.build_s,
                 "edges": g.edge_count() if g is not None else 0}
+
+
+def _change_target(repo: str, ch: dict) -> str:
+    return f"{repo}/{ch['path']}" + (f"::{ch['symbol']}" if ch.get("symbol") else "")
+
+
+def _merge_impacts(results: list[dict]) -> dict[str, list]:
+    """Buckets of several impact answers, each item at its best score."""
+    merged: dict[str, dict] = {"affected": {}, "tests": {}, "docs": {}}
+    for res in results:
+        for bucket, best in merged.items():
+            for item in res.get(bucket, []):
+                key = (item["repo"], item["path"], item.get("symbol"))
+                if key not in best or item["score"] > best[key]["score"]:
+                    best[key] = item
+    return {b: sorted(v.values(), key=lambda i: (-i["score"], i["path"])) for b, v in merged.items()}
 
 
 def _unknown(target: str, exc: KeyError) -> str:

@@ -188,7 +188,8 @@ def changes(result: dict) -> None:
     changed = result.get("changed", [])
     print(_c("1", f"{len(changed)} changed symbols in {result['repo']}"))
     for ch in changed:
-        print(f"  {ch['change']:8} {_where(ch)}")
+        renamed = f" -> {ch['renamed_to']}" if ch.get("renamed_to") else ""
+        print(f"  {ch['change']:8} {_where(ch)}{renamed}")
     impact({"target": "the change", **result})
 
 

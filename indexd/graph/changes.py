@@ -6,15 +6,24 @@ once they are staged), and maps every changed line range onto the innermost
 definitions containing it: new-side lines onto the working-tree version's
 symbols, deleted lines onto the old version's. Lines outside any symbol map
 to the file itself (symbol None). Definitions come from ``defs_for(path,
-text)``, by default the real parser.
+text)``, by default the real parser. A deleted definition whose body reappears
+under another name in the same file is ``renamed`` (``renamed_to``; the new one
+is ``added`` with ``renamed_from``).
+
+Deleted and renamed symbols are gone from the warm graph, which follows the
+working tree: ``committed_facts`` parses the base version of their file so
+their dependents can still be found (Graph.impact_as_committed).
 """
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable
 from pathlib import Path
 
-from .model import Def
+from .model import Def, FileFacts
+
+RENAME_SIMILARITY = 0.8    # body likeness, the old name read as the new one
 
 
 def parse_defs(path: str, text: str) -> list[Def]:
@@ -97,6 +106,28 @@ def changed_symbols(repo_path: str, since: str | None = None,
     return out
 
 
+def base_text(repo_path: str, since: str | None, path: str) -> str | None:
+    """The file as it was in REV (default HEAD); None when it did not exist."""
+    import pygit2
+
+    repo = pygit2.Repository(str(repo_path))
+    if since is None and repo.head_is_unborn:
+        return None
+    ref = repo.revparse_single(since) if since is not None else repo.head
+    return _blob_text(ref.peel(pygit2.Tree), path)
+
+
+def committed_facts(realm: str, repo: str, path: str, text: str) -> FileFacts:
+    """Graph facts of a file's committed text, parsed as the indexer would."""
+    from ..parse import detect_language, parse_source
+    from .loader import facts_from_parse
+
+    lang = detect_language(path, text[:256])
+    result = parse_source(path, text, lang, lambda rel: (Path(repo) / rel).exists())
+    return facts_from_parse(realm, repo, path, lang, result,
+                            status="failed" if result.error else "indexed", text=text)
+
+
 def _blob_text(tree, path: str) -> str | None:
     if tree is None:
         return None
@@ -126,4 +157,34 @@ def _file_changes(path, old, new, defs_for) -> list[dict]:
     rows = [{"path": path, "symbol": key, "kind": d.kind if d else "file",
              "start_line": d.start if d else 1, "end_line": d.end if d else 0,
              "change": how, "lines": sorted(set(rs))} for key, (d, rs, how) in found.items()]
+    _mark_renames(rows, old or "", new or "")
     return sorted(rows, key=lambda r: (r["path"], r["start_line"], r["symbol"] or ""))
+
+
+def _mark_renames(rows: list[dict], old: str, new: str) -> None:
+    """Pair deleted with added definitions of one kind whose bodies match once
+    the old name is read as the new one (best pair first)."""
+    gone = [r for r in rows if r["change"] == "deleted" and r["symbol"]]
+    born = [r for r in rows if r["change"] == "added" and r["symbol"]]
+    if not gone or not born:
+        return
+    old_lines, new_lines = old.splitlines(), new.splitlines()
+    pairs = []
+    for g in gone:
+        g_body = "\n".join(old_lines[g["start_line"] - 1:g["end_line"]])
+        g_name = g["symbol"].rsplit(".", 1)[-1]
+        for b in born:
+            if b["kind"] != g["kind"]:
+                continue
+            b_body = "\n".join(new_lines[b["start_line"] - 1:b["end_line"]])
+            ratio = difflib.SequenceMatcher(
+                None, g_body.replace(g_name, b["symbol"].rsplit(".", 1)[-1]), b_body).ratio()
+            if ratio >= RENAME_SIMILARITY:
+                pairs.append((-ratio, g["symbol"], b["symbol"], g, b))
+    taken: set[int] = set()
+    for _, _, _, g, b in sorted(pairs, key=lambda p: p[:3]):
+        if id(g) in taken or id(b) in taken:
+            continue
+        taken |= {id(g), id(b)}
+        g["change"], g["renamed_to"] = "renamed", b["symbol"]
+        b["renamed_from"] = g["symbol"]

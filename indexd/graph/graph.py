@@ -332,6 +332,30 @@ class Graph:
                 "complete": complete, "incomplete_reason": reason, **out,
                 "unresolved": self._unresolved_for(seeds)}
 
+    def impact_as_committed(self, facts: FileFacts, targets: list[str], depth: int = 2,
+                            pending=None) -> dict[str, dict | None]:
+        """Impact of symbols (or the file) as ``facts`` - a file's committed version -
+        had them: for deleted and renamed symbols, which the graph, following the
+        working tree, no longer knows. The file's facts are swapped in, queried
+        and swapped back; the caller holds the graph's lock throughout, so no
+        query sees the borrowed version. None for a target ``facts`` lacks."""
+        key = facts.key
+        current = self.facts.get(key)
+        self.update_file(facts)
+        try:
+            out: dict[str, dict | None] = {}
+            for target in targets:
+                try:
+                    out[target] = self.impact(target, depth=depth, pending=pending)
+                except KeyError:
+                    out[target] = None
+            return out
+        finally:
+            if current is None:
+                self.remove_file(*key)
+            else:
+                self.update_file(current)
+
     @_gc_paused()
     def deps(self, target: str, depth: int = 1, kinds=None, pending=None) -> dict:
         """What ``target`` depends on: forward walk."""
