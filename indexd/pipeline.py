@@ -25,6 +25,7 @@ from pathlib import Path
 from .config import Settings
 from .model import FAILED, INDEXED, SKIPPED, FileRecord, file_key
 from .parse import detect_language, parse_source
+from .procs import die_with_parent
 from .scan.listing import RepoRules
 from .scan.reader import Skip, read_source, stat_key
 from .store import FileWrite, Store
@@ -282,10 +283,14 @@ class Indexer:
             for job in jobs:
                 yield process_file(job)
             return
-        # forkserver: the parent holds LanceDB threads, which fork would copy
-        # in an undefined state.
-        ctx = multiprocessing.get_context("forkserver")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        # spawn, not fork: the parent holds LanceDB threads, which fork would
+        # copy in an undefined state. Not forkserver either: its workers are
+        # the forkserver's children, and it, they and the resource tracker
+        # outlived a SIGKILLed parent (each kept the others alive). Spawned
+        # workers are ours and die with us; the tracker then sees EOF and exits.
+        ctx = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
+                                 initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
             yield from pool.map(process_file, jobs, chunksize=8)
 
     # -- convenience -------------------------------------------------------

@@ -6,19 +6,74 @@ pythonpath includes tests/), so sub-folders may have their own conftest.py.
 
 from __future__ import annotations
 
+import os
 import shutil
+import sys
 import tempfile
+import uuid
 from pathlib import Path
 
 import pytest
-from testlib import Daemon, GitRepo
+from testlib import Daemon, GitRepo, descendants, kill_all, proc_info, still_alive, wait_until
+
+SESSION_MARK = "PYTEST_INDEXD_SESSION"   # inherited by every process the tests start
+LEFTOVER_GRACE_S = 5
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_leftover_processes():
+    """Fail the session if a process the tests started outlives them.
+
+    Found two ways: descendants of this pytest process, and (for orphans,
+    reparented to init) any process whose environment carries this session's
+    mark. Each gets a few seconds to finish exiting; the rest are named in the
+    failure, then killed so that they do not outlive the report either.
+    """
+    token = uuid.uuid4().hex
+    os.environ[SESSION_MARK] = token
+    yield
+    if not sys.platform.startswith("linux"):
+        return
+    mark = f"{SESSION_MARK}={token}"
+    try:
+        wait_until(lambda: not _session_processes(mark), timeout=LEFTOVER_GRACE_S,
+                   interval=0.1, what="processes started by the tests to exit")
+    except AssertionError:
+        left = _session_processes(mark)
+        kill_all(left)
+        pytest.fail("processes started by the tests are still running after the session "
+                    "(killed now):\n  " + "\n  ".join(map(str, left)), pytrace=False)
+
+
+def _session_processes(mark: str) -> list:
+    skip = {os.getpid()} | _own_helpers()
+    found = {p.pid: p for p in descendants(os.getpid())}
+    needle = b"\0" + mark.encode() + b"\0"
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) in found:
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as fh:
+                env = b"\0" + fh.read()
+        except OSError:
+            continue    # gone, or not ours to read
+        if needle in env and (info := proc_info(int(entry))) is not None:
+            found[info.pid] = info
+    return still_alive(p for pid, p in found.items() if pid not in skip)
+
+
+def _own_helpers() -> set:
+    """multiprocessing's helpers for pools run inside pytest (tests/test_index_stdlib.py):
+    they serve this process until it exits, and exit with it."""
+    from multiprocessing import forkserver, resource_tracker
+
+    return {getattr(resource_tracker._resource_tracker, "_pid", None),
+            getattr(forkserver._forkserver, "_forkserver_pid", None)}
 
 
 @pytest.fixture(scope="session", autouse=True)
 def model_cache(tmp_path_factory):
     """One ONNX export of the real model per test session, not one per INDEXD_HOME."""
-    import os
-
     path = tmp_path_factory.mktemp("models")
     os.environ["INDEXD_MODEL_CACHE"] = str(path)
     yield path

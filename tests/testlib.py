@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pygit2
@@ -176,3 +177,78 @@ def assert_matches_fresh(home, repo_path, tmp_path, name="fresh"):
         assert got[i] == want[i], (
             f"{what} differ from a fresh one-shot index: {len(extra)} extra, e.g. "
             f"{sorted(extra)[:3]}; {len(missing)} missing, e.g. {sorted(missing)[:3]}")
+
+
+# -- processes (Linux /proc) ---------------------------------------------------
+
+@dataclass(frozen=True)
+class Proc:
+    pid: int
+    ppid: int
+    start: int          # clock ticks after boot: tells the process from a later one reusing its pid
+    cmdline: str
+
+    def __str__(self) -> str:
+        return f"pid {self.pid} (ppid {self.ppid}): {self.cmdline[:200]}"
+
+
+def proc_info(pid: int) -> Proc | None:
+    """The live process ``pid``; None when it is gone or a zombie (dead, waiting to be reaped)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            stat = fh.read()
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            cmdline = fh.read().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        return None
+    fields = stat[stat.rindex(")") + 2:].split()    # the name in (...) may hold spaces
+    if fields[0] in ("Z", "X"):
+        return None
+    return Proc(pid, int(fields[1]), int(fields[19]), cmdline)
+
+
+def children(pid: int) -> set[int]:
+    """Direct children of ``pid``: a child is listed under the thread that forked it."""
+    kids: set[int] = set()
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return kids
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children") as fh:
+                kids.update(int(k) for k in fh.read().split())
+        except OSError:
+            pass    # the thread ended meanwhile
+    return kids
+
+
+def descendants(pid: int) -> list[Proc]:
+    """Every live process below ``pid`` (children, their children, ...)."""
+    seen: dict[int, Proc] = {}
+    todo = [pid]
+    while todo:
+        for kid in children(todo.pop()):
+            info = proc_info(kid)
+            if kid not in seen and info is not None:
+                seen[kid] = info
+                todo.append(kid)
+    return list(seen.values())
+
+
+def still_alive(procs) -> list[Proc]:
+    """Those of ``procs`` that still run (same pid *and* start time)."""
+    alive = []
+    for p in procs:
+        now = proc_info(p.pid)
+        if now is not None and now.start == p.start:
+            alive.append(now)
+    return alive
+
+
+def kill_all(procs) -> None:
+    for p in still_alive(procs):
+        try:
+            os.kill(p.pid, signal.SIGKILL)
+        except OSError:
+            pass

@@ -47,8 +47,11 @@ def onnx_model(directory: Path, weights: str, cache_dir: Path, label: str) -> Pa
         return out
     log.info("exporting embedding model to ONNX (once) model=%s to=%s", directory, out)
     try:
+        # Our pid lets the child die with us (indexd/procs.py): a killed daemon
+        # must not leave a ~1 GB torch process behind.
         proc = subprocess.run([sys.executable, "-m", "indexd.enrich.onnx_export",
-                               str(directory), str(out)], capture_output=True, text=True,
+                               str(directory), str(out), str(os.getpid())],
+                              capture_output=True, text=True,
                               timeout=EXPORT_TIMEOUT_S, env=os.environ | {"HF_HUB_OFFLINE": "1"})
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise ModelUnavailable(f"ONNX export of {directory} failed: {exc}") from exc

@@ -114,9 +114,14 @@ def _sentence_module():
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 2:
-        print("usage: python -m indexd.enrich.onnx_export MODEL_DIR OUT.onnx", file=sys.stderr)
+    if len(argv) not in (2, 3) or (len(argv) == 3 and not argv[2].isdigit()):
+        print("usage: python -m indexd.enrich.onnx_export MODEL_DIR OUT.onnx [PARENT_PID]",
+              file=sys.stderr)
         return 2
+    if len(argv) == 3:
+        from ..procs import die_with_parent
+
+        die_with_parent(int(argv[2]))   # before torch: nobody waits for us once it is gone
     try:
         layout = export(Path(argv[0]), Path(argv[1]))
     except UnsupportedModel as exc:
