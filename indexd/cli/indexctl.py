@@ -132,7 +132,22 @@ def _parser() -> argparse.ArgumentParser:
 
     tr = sub.add_parser("tray", help="system-tray icon that follows the daemon (extra: indexd[tray])")
     tr.add_argument("--state-file", help="append each state change as a JSON line to this file")
+
+    au = sub.add_parser("audit", help="the query audit log (audit_log = true), newest last; "
+                                      "reads the file, no daemon needed")
+    au.add_argument("--since", type=_since, help="a duration (30s, 10m, 2h, 1d) or an ISO time")
+    au.add_argument("--limit", type=int, default=100, help="at most this many (the newest)")
+    _json_flag(au)
     return p
+
+
+def _since(text: str):
+    from ..audit import parse_since
+
+    try:
+        return parse_since(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -233,6 +248,8 @@ def dispatch(args) -> int:
         return _emit(args, action(args.repo), _render_hooks)
     if args.cmd == "doctor":
         return _doctor(settings, args)
+    if args.cmd == "audit":
+        return _audit(settings, args)
     if args.cmd == "tray":
         from .. import tray   # lazy: pystray and Pillow are the optional tray extra
 
@@ -304,6 +321,18 @@ def _doctor(settings, args) -> int:
             if c.status != "ok" and c.fix:
                 print(f"    fix: {c.fix}")
     return EXIT_ERROR if any(c.status == FAIL for c in checks) else EXIT_OK
+
+
+def _audit(settings, args) -> int:
+    from ..audit import audit_path, read_audit
+
+    if args.limit < 1:
+        print("indexctl: --limit must be at least 1", file=sys.stderr)
+        return EXIT_USAGE
+    result = read_audit(audit_path(settings.paths), args.since, args.limit)
+    result["enabled"] = settings.audit_log
+    _emit(args, result, render.audit)
+    return EXIT_OK if result["records"] else EXIT_EMPTY
 
 
 def _emit(args, result: dict, human) -> int:

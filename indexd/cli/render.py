@@ -200,3 +200,35 @@ def annotations(result: dict) -> None:
             where += f" -> {a['other']}"
         flag = _c("33", " (stale)") if a.get("stale") else ""
         print(f"{_c('35', where)}{flag} {dim(a['author'])}\n    {a['text']}")
+
+
+def audit(result: dict) -> None:
+    for rec in result.get("records", []):
+        print(audit_line(rec))
+    if not result.get("exists"):
+        hint = "" if result.get("enabled") else " (audit_log is off: set audit_log = true)"
+        print(dim(f"no audit log at {result['file']}{hint}"), file=sys.stderr)
+    elif result.get("total", 0) > len(result.get("records", [])):
+        print(dim(f"{len(result['records'])} of {result['total']} records (--limit)"),
+              file=sys.stderr)
+
+
+def audit_line(rec: dict) -> str:
+    peer = rec.get("peer") or {}
+    who = (f"{peer.get('addr')}:{peer.get('port')}" if "addr" in peer
+           else f"uid {peer.get('uid')} pid {peer.get('pid')}")
+    outcome = (f"error {rec['error']}" if rec.get("error") is not None
+               else f"{rec['count']} results" if rec.get("count") is not None else "ok")
+    params = json.dumps(rec.get("params") or {}, ensure_ascii=False, separators=(",", ":"))
+    method = f"{rec.get('method', '?'):14}"
+    return (f"{_local_time(rec.get('time'))}  {rec.get('transport', '?'):6}  {_c('1', method)}  "
+            f"{outcome:14}  {rec.get('took_ms', 0):>7} ms  {dim(who)}  {params}")
+
+
+def _local_time(iso) -> str:
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(iso).astimezone().strftime("%Y-%m-%d %H:%M:%S")
+    except (TypeError, ValueError):
+        return str(iso)

@@ -43,6 +43,9 @@ WAIT_TIMEOUT_S = float(os.environ.get("INDEXD_MCP_WAIT_TIMEOUT", "300"))
 SUMMARY_CHARS = 160
 MAX_LIST = 50          # items shown per impact bucket / status list
 MAX_JSON_CHARS = 4000  # fallback rendering of an unknown result shape
+# Sent in `initialize` on each connection, so the daemon's audit log marks this
+# server's requests transport "mcp" (indexd/audit.py MCP_CLIENT).
+CLIENT_INFO = {"name": "indexd-mcp", "version": __version__}
 
 INSTRUCTIONS = (
     "indexd is a local, always-fresh code index of the user's repositories (symbols, "
@@ -77,6 +80,7 @@ def _call(method: str, timeout: float = CALL_TIMEOUT_S, **params: Any) -> dict:
         raise ToolFailure(f"indexd config error: {exc.message}") from None
     try:
         with Client(path, timeout=timeout) as client:
+            client.call("initialize", client_info=CLIENT_INFO)
             result = client.call(method, **params)
     except DaemonNotRunning:
         raise ToolFailure(

@@ -35,6 +35,7 @@ import secrets
 import stat
 from pathlib import Path
 
+from ..audit import Origin
 from ..errors import (ConfigError, IndexdError, IndexNotReady, InvalidParams, MethodNotFound,
                       ModelUnavailable, NotImplementedYet, ParseError, ProtocolError, RealmError)
 
@@ -254,10 +255,11 @@ class HttpApi:
             return False
         keep = _keep_alive(version, headers)
         length, state = 0, {"body_read": False}
+        origin = Origin.http(writer.get_extra_info("peername"))   # for the audit log
         try:
             length = _content_length(headers)
             status, body, extra = await self._dispatch(method, target, headers, length, reader,
-                                                       state)
+                                                       state, origin)
         except HttpError as err:
             unread = length > 0 and not state["body_read"]
             # A body we did not read leaves the stream unframed: answer, close.
@@ -273,7 +275,7 @@ class HttpApi:
         return keep
 
     async def _dispatch(self, method: str, target: str, headers: dict, length: int, reader,
-                        state: dict):
+                        state: dict, origin: Origin):
         path = target.split("?", 1)[0].split("#", 1)[0]
         if len(path) > 1:
             path = path.rstrip("/")
@@ -299,15 +301,15 @@ class HttpApi:
         body = _json_body(raw) if method == "POST" else {}
         try:
             if route == "search":
-                result = await self.methods.call("search", search_params(body))
+                result = await self.methods.call("search", search_params(body), origin=origin)
             elif route == "impact":
-                result = await self.methods.call("impact", impact_params(body))
+                result = await self.methods.call("impact", impact_params(body), origin=origin)
             elif route == "status":
                 check_types(RPC_PARAMS["status"], body)
-                result = await self.methods.call("status", body)
+                result = await self.methods.call("status", body, origin=origin)
             else:
                 check_types(RPC_PARAMS.get(rpc_name), body)
-                result = await self.methods.call(rpc_name, body)
+                result = await self.methods.call(rpc_name, body, origin=origin)
         except HttpError:
             raise
         except IndexdError as exc:

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from .. import __version__
+from ..audit import AuditLog, Origin, transport_of
 from ..config import Settings
 from ..errors import (InvalidParams, MethodNotFound, NotImplementedYet, RealmError, StoreError,
                       describe_store_error)
@@ -31,6 +32,7 @@ class Methods:
         self._settings = settings_provider
         self.store = store
         self.engine = engine
+        self.audit = AuditLog(settings_provider)
         self.started = time.time()
         self.table = {
             "initialize": self.initialize, "search": self.search, "symbols": self.symbols,
@@ -47,7 +49,21 @@ class Methods:
     def settings(self) -> Settings:
         return self._settings()
 
-    async def call(self, method: str, params: dict, conn=None) -> dict:
+    async def call(self, method: str, params: dict, conn=None,
+                   origin: Origin | None = None) -> dict:
+        """Answer one request; every door (socket, REST) comes through here, so this is
+        where the audit log sees them all. ``origin``: who asked, when not ``conn``."""
+        started, result, error = time.monotonic(), None, None
+        try:
+            result = await self._call(method, params, conn)
+            return result
+        except BaseException as exc:
+            error = exc
+            raise
+        finally:
+            self.audit.record(origin or Origin.of(conn), method, params, result, error, started)
+
+    async def _call(self, method: str, params: dict, conn) -> dict:
         handler = self.table.get(method)
         if handler is None:
             raise MethodNotFound(f"unknown method {method!r}",
@@ -84,6 +100,13 @@ class Methods:
 
     # -- handlers ----------------------------------------------------------
     def initialize(self, params, conn) -> dict:
+        info = params.get("client_info", {})
+        if not isinstance(info, dict) or not isinstance(info.get("name", ""), str):
+            raise InvalidParams("client_info must be an object like {\"name\": \"my-editor\"}")
+        if conn is not None and info.get("name"):
+            # Names what this connection is in the audit log (the MCP server: "mcp").
+            conn.client_name = info["name"][:64]
+            conn.transport = transport_of(conn.client_name)
         return {"protocol_version": PROTOCOL_VERSION, "server_version": __version__,
                 "pid": os.getpid(), "capabilities": {
                     "methods": sorted(self.table), "framings": ["ndjson", "lsp"],

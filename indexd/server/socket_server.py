@@ -65,6 +65,9 @@ class Connection:
         self.peer_pid = peer_pid
         self.subscribed = False
         self.framing: str | None = None
+        # Set by `initialize` from the client's client_info (the audit log's transport).
+        self.transport = "socket"
+        self.client_name: str | None = None
         self._writer = writer
         self._queue: collections.deque[bytes] = collections.deque()
         self._queued_bytes = 0
