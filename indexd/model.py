@@ -32,6 +32,8 @@ SKIP_SYMLINK = "symlink_outside"
 SKIP_SECRET = "secret"
 SKIP_REASONS = (SKIP_BINARY, SKIP_TOO_LARGE, SKIP_UNREADABLE, SKIP_ENCODING,
                 SKIP_SYMLINK, SKIP_SECRET)
+# Reason prefix of a file indexed with its secret values masked ("redacted: 1 secret (line 9)").
+REDACTED = "redacted"
 
 
 def content_hash(data: bytes | str) -> str:

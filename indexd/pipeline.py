@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .config import Settings
-from .model import FAILED, INDEXED, SKIPPED, FileRecord, file_key
+from .model import FAILED, INDEXED, SKIP_SECRET, SKIPPED, FileRecord, file_key
 from .parse import detect_language, parse_source
 from .procs import die_with_parent
 from .scan.listing import RepoRules
@@ -117,10 +117,16 @@ def process_file(job: Job) -> Outcome:
         return (root / rel).exists()
 
     result = parse_source(job.path, src.text, language, exists)
-    rec = replace(rec, status=FAILED if result.error else INDEXED, reason=result.error or "")
+    rec = replace(rec, status=FAILED if result.error else INDEXED,
+                  reason="; ".join(r for r in (src.redacted, result.error) if r))
     rows = entry_rows(rec, result, src.text, job.summaries)
     rec = replace(rec, entries=len(rows))
     return Outcome(record=rec, write=FileWrite(rec, rows, link_rows(rec, result)))
+
+
+def _dropped_for_a_secret_value(rec: FileRecord) -> bool:
+    """Skipped whole for a secret in its text by an indexd that did not mask values yet."""
+    return rec.status == SKIPPED and rec.reason.startswith(f"{SKIP_SECRET}: content:")
 
 
 class Indexer:
@@ -202,7 +208,8 @@ class Indexer:
             if rec is not None:
                 plan.deleted.append(rec.key)
             return
-        if rec is not None and (rec.size, rec.mtime_ns, rec.inode) == stat:
+        if rec is not None and (rec.size, rec.mtime_ns, rec.inode) == stat \
+                and not _dropped_for_a_secret_value(rec):
             plan.unchanged += 1
             return
         plan.jobs.append(Job(realm, repo, path, rec.hash if rec else "",

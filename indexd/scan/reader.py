@@ -1,9 +1,12 @@
 """Reading one file for indexing: stat, safety checks, bytes, decoded text.
 
 Owns the per-file skip decisions (symlink outside the repo, not a regular
-file, too large, secret, binary, undecodable) and the stat key the store
-uses to notice changes without reading. Never raises for file-level
-problems: every failure becomes a ``Skip`` with a reason from model.py.
+file, too large, secret, binary, undecodable), the masking of secret values
+inside otherwise ordinary text, and the stat key the store uses to notice
+changes without reading. A link is judged by its target too (``notes.txt``
+pointing at ``.env`` is a secret). Never raises for file-level problems:
+every failure becomes a ``Skip`` with a reason from model.py. Everything that
+shows file text (indexing, search context) reads through ``read_source``.
 """
 
 from __future__ import annotations
@@ -15,9 +18,9 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..model import (SKIP_BINARY, SKIP_ENCODING, SKIP_SECRET, SKIP_SYMLINK,
+from ..model import (REDACTED, SKIP_BINARY, SKIP_ENCODING, SKIP_SECRET, SKIP_SYMLINK,
                      SKIP_TOO_LARGE, SKIP_UNREADABLE, content_hash)
-from .secrets import is_allowed, secret_content_reason, secret_name_reason
+from .secrets import is_allowed, redact_secrets, secret_content_reason, secret_name_reason
 
 BINARY_SNIFF = 8192  # git's heuristic: a NUL in the first 8 KiB means binary
 
@@ -40,6 +43,7 @@ class Source:
     mtime_ns: int
     inode: int
     encoding: str
+    redacted: str = ""   # "redacted: N secrets (lines ...)" when values were masked in text
 
 
 @dataclass(frozen=True)
@@ -68,7 +72,7 @@ def read_source(root: Path, relpath: str, max_size: int, allow=()) -> Source | S
     if stat.S_ISLNK(lst.st_mode) and not os.path.exists(target):
         loop = _is_loop(path)
         return Skip(SKIP_UNREADABLE, "symlink loop" if loop else "dangling symlink", *_key(lst))
-    return _read_checked(target, relpath, max_size, allow, lst)
+    return _read_checked(target, _names(real_root, relpath, target), max_size, allow, lst)
 
 
 def stat_key(root: Path, relpath: str) -> tuple[int, int, int] | None:
@@ -95,7 +99,13 @@ def stat_key(root: Path, relpath: str) -> tuple[int, int, int] | None:
 
 # --- steps -----------------------------------------------------------------
 
-def _read_checked(path: str, relpath: str, max_size: int, allow, st) -> Source | Skip:
+def _names(real_root: str, relpath: str, target: str) -> tuple[str, ...]:
+    """The path as listed, plus the target's repo-relative path when a link leads elsewhere."""
+    real_rel = os.path.relpath(target, real_root).replace(os.sep, "/")
+    return (relpath,) if real_rel == relpath else (relpath, real_rel)
+
+
+def _read_checked(path: str, names: tuple[str, ...], max_size: int, allow, st) -> Source | Skip:
     try:
         st = os.stat(path)
     except OSError as exc:
@@ -104,7 +114,7 @@ def _read_checked(path: str, relpath: str, max_size: int, allow, st) -> Source |
         return Skip(SKIP_UNREADABLE, "not a regular file", *_key(st))
     if st.st_size > max_size:
         return _too_large(st.st_size, max_size, st)
-    reason = secret_name_reason(relpath, allow)
+    reason = _name_reason(names, allow)
     if reason:
         return Skip(SKIP_SECRET, reason, *_key(st))
     got = _read_bytes(path, max_size, st)
@@ -113,7 +123,16 @@ def _read_checked(path: str, relpath: str, max_size: int, allow, st) -> Source |
     data, st = got
     if len(data) > max_size:  # grew between stat and read
         return _too_large(max(st.st_size, len(data)), max_size, st)
-    return _decode_checked(data, relpath, allow, st)
+    return _decode_checked(data, names, allow, st)
+
+
+def _name_reason(names: tuple[str, ...], allow) -> str | None:
+    reason = secret_name_reason(names[0], allow)
+    if reason or len(names) == 1:
+        return reason
+    # Each name needs its own allowance: allowing the link does not allow its target.
+    reason = secret_name_reason(names[1], allow)
+    return f"symlink target {names[1]}: {reason}" if reason else None
 
 
 def _read_bytes(path: str, max_size: int, st):
@@ -143,16 +162,33 @@ def _read_bytes(path: str, max_size: int, st):
         os.close(fd)
 
 
-def _decode_checked(data: bytes, relpath: str, allow, st) -> Source | Skip:
+def _decode_checked(data: bytes, names: tuple[str, ...], allow, st) -> Source | Skip:
     decoded = decode_text(data)
     if isinstance(decoded, Skip):
         return Skip(decoded.reason, decoded.detail, *_key(st))
     text, encoding = decoded
-    if not is_allowed(relpath, allow):
-        reason = secret_content_reason(text)
-        if reason:
-            return Skip(SKIP_SECRET, reason, *_key(st))
-    return Source(text, content_hash(data), st.st_size, st.st_mtime_ns, st.st_ino, encoding)
+    note = ""
+    if not all(is_allowed(name, allow) for name in names):
+        masked = _redacted(text)
+        if isinstance(masked, str):
+            return Skip(SKIP_SECRET, masked, *_key(st))
+        if masked is not None:
+            text, note = masked
+    # The hash is of the bytes on disk, so an unchanged file is still recognised.
+    return Source(text, content_hash(data), st.st_size, st.st_mtime_ns, st.st_ino, encoding, note)
+
+
+def _redacted(text: str):
+    """None (clean), (masked text, note), or a skip detail when masking left a finding."""
+    if secret_content_reason(text) is None:   # the fast check: most files stop here
+        return None
+    red = redact_secrets(text)
+    left = secret_content_reason(red.text) if red is not None else "content: unmasked"
+    if left is not None:   # fail closed: never store text the detector still flags
+        return "unredactable " + left
+    where = ", ".join(map(str, red.lines[:10])) + (", ..." if len(red.lines) > 10 else "")
+    return red.text, (f"{REDACTED}: {red.count} secret{'s' if red.count > 1 else ''} "
+                      f"(line{'s' if len(red.lines) > 1 else ''} {where})")
 
 
 def decode_text(data: bytes) -> tuple[str, str] | Skip:

@@ -1,9 +1,11 @@
 """Secret detection: decide whether a file must never be indexed.
 
 Owns two checks, both pure: one on the repo-relative path (run before the
-file is read at all) and one on decoded text. Reasons name the rule and the
-line, never the matched value, because reasons are stored and shown in
-status output. Every regex is compiled once at import.
+file is read at all) and one on decoded text, plus the redaction that masks
+every value the content check would find (``redact_secrets``), so a page with
+one example key is indexed without it instead of dropped. Reasons name the
+rule and the line, never the matched value, because reasons are stored and
+shown in status output. Every regex is compiled once at import.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import math
 import posixpath
 import re
 from collections import Counter
+from dataclasses import dataclass
 from functools import lru_cache
 
 import pathspec
@@ -255,3 +258,125 @@ def shannon_entropy(s: str) -> float:
         return 0.0
     n = len(s)
     return -sum(c / n * math.log2(c / n) for c in Counter(s).values())
+
+
+# --- redaction ---------------------------------------------------------------
+
+MASK = "\u00abredacted\u00bb"   # «redacted»: no newline, so every line keeps its number
+_REPEAT_MIN_LEN = 8              # shorter found values are not hunted elsewhere in the text
+# A key block without its END line: the body continues while lines look like base64
+# (or the Proc-Type/DEK-Info headers of an encrypted key).
+_BODY_LINE = re.compile(r"[ \t]*(?:[A-Za-z0-9+/=]+|Proc-Type:.*|DEK-Info:.*)?[ \t\r]*")
+
+
+@dataclass(frozen=True)
+class Redaction:
+    text: str                  # the input with every secret value replaced by MASK
+    count: int                 # distinct secret values masked
+    lines: tuple[int, ...]     # 1-based lines where each value was first found
+
+
+def redact_secrets(text: str) -> Redaction | None:
+    """``text`` with every value the content check finds masked, or None when clean.
+
+    Masks never remove a newline, so the line numbers of everything else stay
+    right. A value found once is masked wherever else it appears (docs repeat
+    their example key in prose). Slower than ``secret_content_reason`` (every
+    hit of every rule), so callers run it only on text that check flagged.
+    """
+    found = _merge(_secret_spans(text))
+    if not found:
+        return None
+    repeats = [(s, e) for v in {text[s:e] for s, e in found if e - s >= _REPEAT_MIN_LEN
+                                and "\n" not in text[s:e]}
+               for s, e in _occurrences(text, v)]
+    masked = _merge(found + repeats)
+    out, pos = [], 0
+    for start, end in masked:
+        out.append(text[pos:start])
+        out.append("\n".join(MASK if piece.strip() else piece
+                              for piece in text[start:end].split("\n")))
+        pos = end
+    out.append(text[pos:])
+    first: dict[str, int] = {}
+    for start, end in found:
+        first.setdefault(text[start:end], text.count("\n", 0, start) + 1)
+    return Redaction("".join(out), len(first), tuple(sorted(set(first.values()))))
+
+
+def _secret_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every secret value: key block bodies, tokens, assigned literals."""
+    return list(_key_block_spans(text)) + list(_token_spans(text)) + list(_assignment_spans(text))
+
+
+def _key_block_spans(text: str):
+    if "PRIVATE KEY" not in text:
+        return
+    for m in _KEY_HEADER.finditer(text):
+        if not _KEY_BODY.search(text, m.end(), m.end() + _KEY_BODY_WINDOW):
+            continue  # a header alone (parsing code, docs): nothing to hide
+        end = text.find("-----END", m.end())
+        if end < 0:
+            end = _body_end(text, m.end())
+        start = m.end()
+        while start < end and text[start] in " \t\r\n":
+            start += 1
+        while end > start and text[end - 1] in " \t\r\n":
+            end -= 1
+        if end > start:
+            yield start, end
+
+
+def _body_end(text: str, pos: int) -> int:
+    """Where a key body without an END line stops: the first line that is not base64."""
+    line_end = text.find("\n", pos)
+    if line_end < 0:
+        return len(text)
+    if text[pos:line_end].strip():   # the body follows the header on its line
+        return line_end
+    while True:
+        start = line_end + 1
+        line_end = text.find("\n", start)
+        stop = len(text) if line_end < 0 else line_end
+        if not text[start:stop].strip() or not _BODY_LINE.fullmatch(text, start, stop):
+            return start
+        if line_end < 0:
+            return stop
+
+
+def _token_spans(text: str):
+    for rx, _label, min_entropy in _TOKEN_RULES:
+        for m in rx.finditer(text):
+            value = m.group()
+            if m.start() and _is_word_char(text[m.start() - 1]):
+                continue
+            if _is_placeholder(value) or (min_entropy and not _looks_random(value, min_entropy)):
+                continue
+            yield m.span()
+
+
+def _assignment_spans(text: str):
+    for _start, m in _assignment_matches(text):
+        group = "dq" if m.group("dq") else "sq" if m.group("sq") else "bare"
+        bare = group == "bare"
+        if bare and text[m.end():m.end() + 1] in ("(", "["):
+            continue
+        if _looks_like_secret_literal(m.group(group), bare):
+            yield m.span(group)
+
+
+def _occurrences(text: str, value: str):
+    pos = text.find(value)
+    while pos >= 0:
+        yield pos, pos + len(value)
+        pos = text.find(value, pos + len(value))
+
+
+def _merge(spans) -> list[tuple[int, int]]:
+    out: list[list[int]] = []
+    for start, end in sorted(spans):
+        if out and start <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], end)
+        else:
+            out.append([start, end])
+    return [(s, e) for s, e in out]

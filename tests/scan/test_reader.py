@@ -133,10 +133,11 @@ def test_secret_by_name_is_never_opened(tmp_path, monkeypatch):
     assert got.size > 0
 
 
-def test_secret_by_content(tmp_path):
+def test_secret_by_content_is_masked(tmp_path):
     write(tmp_path, "settings.py", "DEBUG = True\nAWS_KEY = 'AKIA" + "Q7ZLM2N4P6R8T0VX'\n")
     got = read_source(tmp_path, "settings.py", MAX)
-    assert (got.reason, got.detail) == (SKIP_SECRET, "content: AWS access key id at line 2")
+    assert got.text == "DEBUG = True\nAWS_KEY = '«redacted»'\n"
+    assert got.redacted == "redacted: 1 secret (line 2)"
 
 
 def test_allow_globs_exempt_both_checks(tmp_path):
@@ -307,3 +308,45 @@ def test_random_bytes_never_raise(tmp_path, data, limit):
         assert got.hash == content_hash(data) and got.size == len(data) <= limit
     else:
         assert got.reason in (SKIP_BINARY, SKIP_ENCODING, SKIP_SECRET, SKIP_TOO_LARGE)
+
+
+# --- redaction and links judged by their target -------------------------------------
+
+def test_secret_in_ordinary_file_is_redacted_not_skipped(tmp_path):
+    key = "192b9bdd22ab9ed4d12e236c78afcb9a393ec15f71bbf5dc987d54727823bcbf"
+    lines = [f"line {i} about caching" for i in range(800)]
+    lines[411] = f"SECRET_KEY = '{key}'"
+    write(tmp_path, "docs/settings.md", "\n".join(lines) + "\n")
+    got = read_source(tmp_path, "docs/settings.md", MAX)
+    assert isinstance(got, Source), got
+    assert key not in got.text and len(got.text.splitlines()) == 800
+    assert got.text.splitlines()[411].startswith("SECRET_KEY = '")
+    assert got.text.splitlines()[799] == "line 799 about caching"
+    assert got.redacted == "redacted: 1 secret (line 412)"
+    assert got.hash == content_hash((tmp_path / "docs/settings.md").read_bytes())
+
+
+def test_key_files_by_name_still_skipped_whole(tmp_path):
+    write(tmp_path, "deploy/id_rsa", "-----BEGIN RSA PRIVATE KEY-----\n" + HIGH * 4 + "\n")
+    write(tmp_path, "certs/tls.pem", "anything\n")
+    for rel in ("deploy/id_rsa", "certs/tls.pem"):
+        assert read_source(tmp_path, rel, MAX).reason == SKIP_SECRET
+
+
+def test_symlink_is_judged_by_its_target_name(tmp_path, monkeypatch):
+    write(tmp_path, ".env", "PASSWORD=" + HIGH + "\n")
+    (tmp_path / "notes.txt").symlink_to(".env")
+    write(tmp_path, "keys/server.pem", "x\n")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs/readme.txt").symlink_to("../keys/server.pem")
+    forbid_open(monkeypatch)
+    got = read_source(tmp_path, "notes.txt", MAX)
+    assert (got.reason, got.detail) == (SKIP_SECRET, "symlink target .env: name matches .env*")
+    assert read_source(tmp_path, "docs/readme.txt", MAX).reason == SKIP_SECRET
+
+
+def test_allowed_link_to_a_secret_name_is_still_skipped(tmp_path):
+    write(tmp_path, ".env", "PASSWORD=" + HIGH + "\n")
+    (tmp_path / "notes.txt").symlink_to(".env")
+    assert read_source(tmp_path, "notes.txt", MAX, allow=("notes.txt",)).reason == SKIP_SECRET
+    assert isinstance(read_source(tmp_path, "notes.txt", MAX, allow=(".env", "notes.txt")), Source)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from indexd.scan.secrets import (secret_content_reason, secret_name_reason,
+from indexd.scan.secrets import (MASK, redact_secrets, secret_content_reason, secret_name_reason,
                                  shannon_entropy)
 
 RAND36 = "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"   # 36 mixed alnum
@@ -174,3 +174,49 @@ def test_config_files_with_auth_are_content_checked():
     assert secret_content_reason(npmrc) == "content: npm token at line 2"
     assert secret_content_reason(pypirc) == "content: PyPI token at line 3"
     assert secret_content_reason("registry=https://registry.npmjs.org/\n") is None
+
+
+# --- redaction ---------------------------------------------------------------
+
+DJANGO_KEY = "192b9bdd22ab9ed4d12e236c78afcb9a393ec15f71bbf5dc987d54727823bcbf"
+
+
+def test_redaction_masks_every_finding_and_keeps_lines():
+    text = ("# settings\nDEBUG = True\n"
+            f"SECRET_KEY = '{DJANGO_KEY}'\n"
+            "aws = 'AKIA" + "Q7ZLM2N4P6R8T0VX'\n"
+            "echo " + DJANGO_KEY + " again\n"        # the same value, unassigned
+            "# deploy\n" + _key_block("RSA PRIVATE KEY") + "tail line\n")
+    assert secret_content_reason(text)
+    red = redact_secrets(text)
+    assert red.count == 3 and red.lines == (3, 4, 8)
+    assert red.text.count("\n") == text.count("\n")
+    assert DJANGO_KEY not in red.text and "Q7ZLM2N4P6R8T0VX" not in red.text
+    assert RAND36 not in red.text and "MIIE" not in red.text
+    assert f"SECRET_KEY = '{MASK}'" in red.text
+    assert "-----BEGIN RSA PRIVATE KEY-----" in red.text and "tail line" in red.text
+    for old, new in zip(text.splitlines(), red.text.splitlines()):
+        if old == new:
+            continue
+        assert MASK in new, (old, new)
+    assert secret_content_reason(red.text) is None   # nothing left to find
+
+
+def test_redaction_of_clean_text_is_none():
+    assert redact_secrets("x = 1\npassword = os.environ['P']\n") is None
+
+
+@pytest.mark.parametrize("text", [
+    'password = "' + HIGH + '"\n',
+    '  "client_secret": "' + HIGH + '",\n',
+    "DB_PASSWORD=" + HIGH + "\n",
+    "# İstanbul\n" + 'password = "' + HIGH + '"\n',       # non-ASCII slow path
+    "key = 'x'\ntoken: " + "ghp_" + RAND36 + "\n",
+    "k = '" + "-----BEGIN PRIVATE KEY-----\\n" + RAND40 + "QRSTUV12\\n-----END PRIVATE KEY-----'\n",
+])
+def test_redaction_leaves_nothing_detectable(text):
+    red = redact_secrets(text)
+    assert red is not None and red.count >= 1
+    assert HIGH not in red.text and RAND36 not in red.text and RAND40 not in red.text
+    assert red.text.count("\n") == text.count("\n")
+    assert secret_content_reason(red.text) is None
