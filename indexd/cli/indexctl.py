@@ -22,7 +22,8 @@ from . import render
 EXIT_OK, EXIT_EMPTY, EXIT_USAGE, EXIT_UNREACHABLE, EXIT_ERROR = 0, 1, 2, 3, 4
 # Methods that still answer from the store when the daemon is down.
 LOCAL_OK = {"search", "symbols", "status", "realm.add", "realm.remove", "realm.list", "purge",
-            "impact", "deps", "refs", "changes", "graph.export", "annotate", "annotations"}
+            "impact", "deps", "refs", "changes", "graph.export", "annotate", "annotations",
+            "skipped"}
 
 
 def _json_flag(p: argparse.ArgumentParser) -> None:
@@ -108,6 +109,12 @@ def _parser() -> argparse.ArgumentParser:
     al = sub.add_parser("annotations", help="list notes (optionally of one file), with stale flags")
     al.add_argument("path", nargs="?")
     _json_flag(al)
+
+    sk = sub.add_parser("skipped", help="files withheld from the index (skipped, or secrets masked)"
+                                         ", with the reason")
+    sk.add_argument("--realm")
+    sk.add_argument("--limit", type=int, default=1000, help="paths listed per repo")
+    _json_flag(sk)
 
     for name, text in (("pause", "stop indexing (changes are still collected)"),
                        ("resume", "resume indexing"),
@@ -233,6 +240,9 @@ def dispatch(args) -> int:
     if args.cmd == "annotations":
         params = {"path": _abs_target(args.path)} if args.path else {}
         return _emit(args, call(settings, "annotations", params), render.annotations)
+    if args.cmd == "skipped":
+        params = {"limit": args.limit} | ({"realm": args.realm} if args.realm else {})
+        return _emit(args, call(settings, "skipped", params), render.skipped)
     if args.cmd in ("shutdown", "pause", "resume", "purge"):
         return _emit(args, call(settings, args.cmd, {}), render.generic)
     if args.cmd == "service":

@@ -92,6 +92,8 @@ def status(result: dict) -> None:
         print(_c("1", f"realm {realm['name']}"))
         for repo in realm["repos"]:
             skipped = ", ".join(f"{k} {v}" for k, v in sorted(repo.get("skipped", {}).items())) or "none"
+            if repo.get("redacted"):
+                skipped += f"; {repo['redacted']} indexed with secrets masked"
             watch = f" watcher {repo['watcher']}" if repo.get("watcher") else ""
             print(f"  {repo['repo']}: {repo['files']} files, {repo['entries']} entries, "
                   f"{repo['failed']} parse failures, skipped: {skipped}, pending {repo.get('pending', 0)}, "
@@ -101,6 +103,21 @@ def status(result: dict) -> None:
     store = result.get("store")
     if store:
         print(dim(f"store {store['path']} {store['bytes'] / 1e6:.1f} MB, versions {store.get('versions')}"))
+
+
+def skipped(result: dict) -> None:
+    if not result.get("total"):
+        print("nothing withheld: every listed file is indexed as it is")
+    for realm in result.get("realms", []):
+        for repo in realm["repos"]:
+            if not repo["total"]:
+                continue
+            print(_c("1", f"{realm['name']} {repo['repo']}") + dim(f"  {repo['total']} withheld"))
+            width = max(len(f["path"]) for f in repo["files"])
+            for f in repo["files"]:
+                print(f"  {_c('35', f['path'].ljust(width))}  {f['reason']}")
+            if repo["total"] > len(repo["files"]):
+                print(dim(f"  ... {repo['total'] - len(repo['files'])} more (--limit)"))
 
 
 def oneline(result: dict) -> str:

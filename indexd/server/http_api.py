@@ -648,6 +648,9 @@ RPC_PARAMS: dict[str, dict] = {
     "realm.add": {"type": "object", "required": ["realm", "paths"], "properties": {
         "realm": _STR, "paths": _STRS}},
     "realm.remove": {"type": "object", "required": ["realm"], "properties": {
+    "skipped": {"type": "object", "properties": {
+        "realm": _STR, "limit": {"type": "integer", "minimum": 1, "maximum": 100000,
+                                 "default": 1000, "description": "paths listed per repo"}}},
         "realm": _STR, "paths": _STRS}},
     "realm.list": {"type": "object", "properties": {}},
     "reindex": {"type": "object", "properties": {
@@ -675,6 +678,7 @@ RPC_SUMMARIES = {
     "reindex": "Queue files, a realm or everything for re-indexing",
     "subscribe": "Status notifications (socket only)",
     "shutdown": "Stop the daemon",
+    "skipped": "Files withheld from the index, or indexed with secrets masked, with reasons",
 }
 
 

@@ -18,6 +18,7 @@ from ..audit import AuditLog, Origin, transport_of
 from ..config import Settings
 from ..errors import (InvalidParams, MethodNotFound, NotImplementedYet, RealmError, StoreError,
                       describe_store_error)
+from ..model import REDACTED
 from ..query.search import SearchRequest, keyword_search, outline
 from ..realms import add_repos, list_realms, locate, remove_repos
 
@@ -40,6 +41,7 @@ class Methods:
             "refs": self.refs, "changes": self.changes, "graph.export": self.graph_export,
             "annotate": self.annotate, "annotations": self.annotations,
             "pause": self.pause, "resume": self.resume, "purge": self.purge,
+            "skipped": self.skipped,
             "realm.add": self.realm_add, "realm.remove": self.realm_remove,
             "realm.list": self.realm_list, "reindex": self.reindex,
             "subscribe": self.subscribe, "shutdown": self.shutdown,
@@ -260,6 +262,15 @@ class Methods:
         conn.subscribed = True
         return {"subscribed": True}
 
+    async def skipped(self, params, conn) -> dict:
+        """Files withheld from the index (skipped whole) or indexed with secrets masked."""
+        realm = params.get("realm")
+        if realm is not None and not isinstance(realm, str):
+            raise InvalidParams("realm must be a string")
+        limit = _int(params, "limit", 1000, 1, 100_000)
+        pairs = self.settings.realm_repos(realm)   # an unknown realm: RealmError with the hint
+        return await asyncio.to_thread(withheld_files, self.store, pairs, limit)
+
     def pause(self, params, conn) -> dict:
         if self.engine is None:
             raise NotImplementedYet("pause needs the daemon")
@@ -347,8 +358,34 @@ def store_status(settings: Settings, store) -> dict:
     return {"realms": realms, "store": store.stats()}
 
 
+WITHHELD_IN_STATUS = 100   # status lists this many withheld paths per repo; `skipped` has all
+
+
+def withheld(rec) -> dict | None:
+    """{path, status, reason} for a file skipped whole or indexed with secrets masked."""
+    if rec.status == "skipped":
+        return {"path": rec.path, "status": "skipped", "reason": rec.reason}
+    if rec.reason.startswith(REDACTED + ":"):
+        return {"path": rec.path, "status": REDACTED, "reason": rec.reason}
+    return None
+
+
+def withheld_files(store, pairs, limit: int) -> dict:
+    realms: dict[str, list] = {}
+    total = 0
+    for realm, repo in pairs:
+        items = [w for rec in sorted(store.file_records(realm=realm, repo=repo).values(),
+                                     key=lambda r: r.path) if (w := withheld(rec))]
+        total += len(items)
+        realms.setdefault(realm, []).append({"repo": repo, "total": len(items),
+                                             "files": items[:limit]})
+    return {"realms": [{"name": n, "repos": r} for n, r in realms.items()], "total": total,
+            "limit": limit}
+
+
 def repo_status(store, realm: str, repo: str) -> dict:
     records = store.file_records(realm=realm, repo=repo).values()
+    held = sorted((w for rec in records if (w := withheld(rec))), key=lambda w: w["path"])
     counts = {k: 0 for k in STATUS_COUNTS}
     skipped: dict[str, int] = {}
     failures = []
@@ -366,4 +403,6 @@ def repo_status(store, realm: str, repo: str) -> dict:
     return {"repo": repo, "name": Path(repo).name, "exists": Path(repo).is_dir(),
             "files": counts["indexed"] + counts["failed"], "failed": counts["failed"],
             "skipped": skipped, "parse_failures": failures, "entries": entries,
-            "last_indexed": last or None}
+            "last_indexed": last or None,
+            "redacted": sum(w["status"] == REDACTED for w in held),
+            "withheld": held[:WITHHELD_IN_STATUS], "withheld_total": len(held)}

@@ -46,7 +46,7 @@ def purge(env) -> None:
                    timeout=120)
 
 
-def test_secret_file_skipped_and_never_written(git_repo, daemon):
+def test_secret_value_masked_and_never_written(git_repo, daemon):
     secret = "AKIA" + "".join(random.SystemRandom().choice(string.ascii_uppercase + string.digits)
                               for _ in range(16))
     git_repo.write("config.py", f'region = "eu-west-1"\naws_key = "{secret}"\n')
@@ -56,9 +56,10 @@ def test_secret_file_skipped_and_never_written(git_repo, daemon):
     d = daemon()
     st = d.call("status", sync=True, timeout=60)
     repo = st["realms"][0]["repos"][0]
-    assert repo["skipped"].get("secret") == 1, repo
-    assert not d.call("search", query="aws key region")["results"] or all(
-        h["path"] != "config.py" for h in d.call("search", query="aws key region")["results"])
+    assert repo["redacted"] == 1 and not repo["skipped"], repo   # indexed, the value masked
+    found = d.call("search", query="aws key region", context=3)
+    assert any(h["path"] == "config.py" for h in found["results"])
+    assert secret not in str(found)
     d.stop()
     assert files_containing(d.home / "data", secret) == []
     assert files_containing(d.home, secret) == [], "the secret leaked into logs or caches"
