@@ -2,7 +2,9 @@
 
 RRF (k=60) over the two ranked lists; each hit records which legs found it
 (``match``). Filters are the keyword search's, pushed down to both legs.
-Optional ``context`` reads N lines around each hit from the file on disk.
+Optional ``context`` reads N lines around each hit from the file on disk,
+through the indexer's own reader: nothing indexing would not read (links out
+of the repo, secret files, files over the size cap), secret values masked.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import time
 from fnmatch import fnmatch
 from pathlib import Path
 
+from ..scan.reader import Skip, read_source
 from .search import (RESULT_COLUMNS, SearchRequest, _glob_to_like, build_where, hit_from_row,
                      keyword_rows, rank)
 
@@ -53,7 +56,7 @@ def fused_search(store, embedder, req: SearchRequest) -> dict:
     for e in ordered:
         hit = hit_from_row(e["row"], e["score"], tuple(e["match"])).to_json()
         if req.context:
-            hit["context"] = read_context(e["row"], req.context)
+            hit["context"] = read_context(e["row"], req)
         results.append(hit)
     return {"query": req.query, "mode": req.mode,
             "took_ms": round((time.perf_counter() - started) * 1000, 2),
@@ -65,12 +68,13 @@ def _ranked_rows(rows: list[dict], terms: list[str], query: str) -> list[dict]:
     return [row for _, row in rank(rows, terms, query, keep_rows=True)]
 
 
-def read_context(row: dict, lines: int) -> str:
-    path = Path(row["repo"]) / row["path"]
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
+def read_context(row: dict, req: SearchRequest) -> str:
+    """Lines around a hit, or "" where the file as it is now would not be indexed."""
+    src = read_source(Path(row["repo"]), row["path"], req.context_max_size, req.context_allow)
+    if isinstance(src, Skip):
         return ""
+    text = src.text.splitlines()
+    lines = req.context
     start = max(0, int(row["start_line"]) - 1 - lines)
     end = min(len(text), int(row["end_line"]) + lines) if lines else int(row["start_line"])
     end = min(end, start + 2 * lines + 60)   # big symbols: show the head, not the whole body

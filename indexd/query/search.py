@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from fnmatch import fnmatch
 
 from ..errors import InvalidParams
@@ -35,10 +35,14 @@ class SearchRequest:
     limit: int = 20
     mode: str | None = None        # keyword | semantic | hybrid; None: the best available
     context: int = 0
+    # What context lines may read, as indexing would (set from the settings by the
+    # server, never by a client): the size cap and the secret_allow globs.
+    context_max_size: int = 1 << 20
+    context_allow: tuple = ()
 
     @classmethod
     def from_params(cls, params: dict) -> SearchRequest:
-        known = {f.name for f in fields(cls)}
+        known = {f.name for f in fields(cls)} - _SERVER_SET
         unknown = set(params) - known - {"sync", "timeout"}
         if unknown:
             raise InvalidParams(f"unknown search params: {', '.join(sorted(unknown))}")
@@ -55,6 +59,14 @@ class SearchRequest:
             if getattr(req, name) is not None and not isinstance(getattr(req, name), str):
                 raise InvalidParams(f"{name} must be a string")
         return req
+
+    def reading_as(self, settings) -> SearchRequest:
+        """This request with the settings' reading limits for context lines."""
+        return replace(self, context_max_size=settings.max_file_size,
+                       context_allow=tuple(settings.secret_allow))
+
+
+_SERVER_SET = frozenset({"context_max_size", "context_allow"})
 
 
 def _sql(value: str) -> str:
@@ -129,7 +141,7 @@ def keyword_search(store, req: SearchRequest) -> dict:
         from .hybrid import read_context
 
         for hit in hits:
-            hit["context"] = read_context(hit, req.context)
+            hit["context"] = read_context(hit, req)
     return {
         "query": req.query, "mode": "keyword",
         "took_ms": round((time.perf_counter() - started) * 1000, 2),

@@ -121,7 +121,7 @@ class Methods:
         return ["keyword"]
 
     async def search(self, params, conn) -> dict:
-        req = SearchRequest.from_params(params)
+        req = SearchRequest.from_params(params).reading_as(self.settings)
         if req.realm is not None and req.realm not in self.settings.realms:
             self.settings.realm_repos(req.realm)  # raises RealmError with the hint
         if params.get("sync") and self.engine is not None:
