@@ -140,11 +140,22 @@ def _index_here(settings, args) -> int:
     progress = _json_progress if args.json else _tty_progress()
     indexer = Indexer(settings, store, on_progress=progress)
     report = indexer.index(args.realm, only)
-    store.optimize()
+    _compact(store)
     if not args.json:
         progress.close()
         _print_report(report)
     return EXIT_OK
+
+
+def _compact(store) -> None:
+    """Compact the store and drop every old version.
+
+    Here the one-shot holds the instance lock: no daemon reads this store, so
+    there are no readers to protect, and deleted files' text leaves the disk
+    now rather than at some later purge.
+    """
+    store.optimize(purge=True)
+    store.ensure_fts()   # a purge that rewrote the entries dropped the index
 
 
 def _expand(repo: str, rel: str) -> list[str]:

@@ -288,6 +288,7 @@ class Methods:
             return await asyncio.to_thread(self.engine.purge)
         # No daemon: nobody else reads this store, so zero retention is safe.
         self.store.optimize(purge=True)
+        self.store.ensure_fts()   # a purge that rewrote entries dropped the index
         return {"purged": True}
 
     def shutdown(self, params, conn) -> dict:
