@@ -15,10 +15,10 @@ import logging.handlers
 import os
 import signal
 import sys
-from pathlib import Path
 
 from .config import Settings, load_settings
 from .errors import ConfigError, IndexdError
+from .rundir import open_file, secure_dir
 
 log = logging.getLogger(__name__)
 
@@ -50,24 +50,28 @@ def setup_logging(settings: Settings, foreground: bool = True) -> None:
     logging.getLogger("watchdog").setLevel(logging.WARNING)
 
 
-def take_instance_lock(settings: Settings) -> int:
-    """One daemon per user: an flock held for the process lifetime."""
-    run_dir = settings.paths.runtime_dir
-    run_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-    path = settings.paths.lock_file
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+def take_instance_lock(settings: Settings, private: bool = False) -> int:
+    """One daemon per user: an flock held for the process lifetime.
+
+    The runtime directory is checked before anything is opened in it, and the
+    lock is opened without following links and only truncated once held
+    (indexd/rundir.py): a planted ``indexd.lock -> ~/.bashrc`` is refused, not
+    overwritten. ``private``: the daemon's socket will live there too (0700).
+    """
+    secure_dir(settings.paths.runtime_dir, private=private)
+    fd = open_file(settings.paths.lock_file, os.O_RDWR | os.O_CREAT)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as exc:
+        pid = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
         os.close(fd)
         if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-            pid = Path(path).read_text().strip() or "?"
             raise ConfigError(f"indexd is already running (pid {pid}, socket "
                               f"{settings.paths.socket}); stop it with: indexctl shutdown",
                               {"pid": pid, "socket": str(settings.paths.socket)}) from None
         raise
     os.ftruncate(fd, 0)
-    os.write(fd, f"{os.getpid()}\n".encode())
+    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
     return fd
 
 
@@ -92,7 +96,7 @@ def run_daemon(settings: Settings | None = None, http: str | None = None, embed:
 
     limit_arenas()   # before any thread starts
     try:
-        lock_fd = take_instance_lock(settings)
+        lock_fd = take_instance_lock(settings, private=True)
     except IndexdError as exc:
         print(f"indexd: {exc.message}", file=sys.stderr)
         return 1

@@ -88,10 +88,14 @@ def check_socket(ctx: _Ctx) -> Check:
     sock = ctx.settings.paths.socket
     uid = os.getuid()
     try:
-        st = os.stat(directory)
+        st = os.lstat(directory)
     except FileNotFoundError:
         return Check("socket", SKIP, f"socket directory {directory} does not exist yet "
                                      "(the daemon creates it, mode 0700)")
+    if stat.S_ISLNK(st.st_mode):
+        return Check("socket", FAIL, f"socket directory {directory} is a symbolic link "
+                                     "(indexd refuses to start)",
+                     f"remove the link and let indexd create the directory: rm {directory}")
     problems, fixes = [], []
     mode = stat.S_IMODE(st.st_mode)
     if st.st_uid != uid:

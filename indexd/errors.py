@@ -7,6 +7,7 @@
     ├── ModelUnavailable     embedding model or Ollama; retryable
     ├── StoreError           store missing, schema mismatch: message names the fix
     └── ConfigError          bad config file, env value or flag
+        └── UnsafePath       runtime dir or a file in it others could have planted (a link)
     client side only: DaemonNotRunning, ConnectionLost, RequestTimeout
 
 Foreign exceptions are mapped to the most specific class at the adapters.
@@ -70,6 +71,10 @@ class StoreError(IndexdError):
 
 class ConfigError(IndexdError):
     code = -32005
+
+
+class UnsafePath(ConfigError):
+    """A runtime directory (or a file in it) that is a link, someone else's, or open to others."""
 
 
 class NotImplementedYet(IndexdError):

@@ -573,7 +573,10 @@ def publish_endpoint(runtime_dir: Path, api: HttpApi, token_file: Path) -> Path:
     how clients (and tests) find a server started on port 0."""
     path = Path(runtime_dir) / ENDPOINT_FILE
     tmp = path.with_suffix(".json.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+    # A fresh file, never one found there: a planted tmp link is removed, not
+    # written through (unlink and rename act on the link itself).
+    tmp.unlink(missing_ok=True)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     with os.fdopen(fd, "w") as fh:
         json.dump({"url": api.url, "host": api.host, "port": api.port, "pid": os.getpid(),
                    "token_file": str(token_file)}, fh)

@@ -8,7 +8,7 @@ exceptions to JSON-RPC errors.
 
 It does not know the method list: `dispatch.call(method, params, conn)` does.
 Must not import the engine (store, parse, lancedb, torch); only
-`indexd.errors` and `indexd.server.protocol`.
+`indexd.errors`, `indexd.rundir` and `indexd.server.protocol`.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ import uuid
 from pathlib import Path
 from typing import Any, Protocol
 
-from indexd.errors import ConfigError, IndexdError, InvalidParams, ParseError
+from indexd.errors import ConfigError, IndexdError, InvalidParams, ParseError, UnsafePath
+from indexd.rundir import open_file, secure_dir
 from indexd.server import protocol
 from indexd.server.protocol import DecodeFailure, Message, Request
 
@@ -459,24 +460,8 @@ def check_path_length(path: Path) -> None:
 
 
 def prepare_directory(directory: Path) -> None:
-    """Create the socket directory 0700, or refuse one others can reach."""
-    if not directory.exists():
-        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        os.chmod(directory, 0o700)   # mkdir's mode is filtered by the umask
-    st = os.stat(directory)
-    if not stat.S_ISDIR(st.st_mode):
-        raise ConfigError(f"socket directory {directory} is not a directory",
-                          {"path": str(directory)})
-    if st.st_uid != os.getuid():
-        raise ConfigError(
-            f"socket directory {directory} is owned by uid {st.st_uid}, not by "
-            f"this user ({os.getuid()}); refusing to use it",
-            {"path": str(directory), "owner": st.st_uid})
-    if st.st_mode & 0o077:
-        raise ConfigError(
-            f"socket directory {directory} has mode {stat.S_IMODE(st.st_mode):o}; "
-            f"other users could reach the socket. Run `chmod 700 {directory}`",
-            {"path": str(directory), "mode": oct(stat.S_IMODE(st.st_mode))})
+    """Create the socket directory 0700, or refuse one others can reach or that is a link."""
+    secure_dir(directory, private=True)
 
 
 def take_lock(path: Path) -> int:
@@ -486,7 +471,7 @@ def take_lock(path: Path) -> int:
     and each unlink the other's freshly bound one.
     """
     lock_path = path.with_name(path.name + ".lock")
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    fd = open_file(lock_path, os.O_RDWR | os.O_CREAT)    # never through a planted link
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as exc:
@@ -503,6 +488,10 @@ def remove_stale_socket(path: Path) -> None:
         st = os.lstat(path)
     except FileNotFoundError:
         return
+    if stat.S_ISLNK(st.st_mode):
+        raise UnsafePath(f"{path} is a symbolic link; refusing to follow or replace it. "
+                         "Nothing of indexd's is a link: remove it and start again",
+                         {"path": str(path), "reason": "symlink"})
     if not stat.S_ISSOCK(st.st_mode):
         raise ConfigError(f"{path} exists and is not a socket; refusing to replace it",
                           {"path": str(path)})
