@@ -28,6 +28,7 @@ RECIPES = ("default", "name_doc", "body")
 
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n")
+_WORD = re.compile(r"\S+")   # str.split()'s words, with their offsets
 # A docstring line: optional string prefix and quotes, the text, closing quotes.
 _DOC_QUOTES = re.compile(r"""^(?:[rRbBuUfF]{0,2}(?:\"\"\"|'''|"|'))?(.*?)(?:\"\"\"|'''|"|')?$""")
 
@@ -132,50 +133,93 @@ def chunk_text(text: str, max_tokens: int = 512, overlap: int = 50) -> list[str]
     chunk's tail so a passage cut at a boundary is still found whole. Only a
     single whitespace-free token longer than the limit can exceed it.
     """
+    return [chunk for chunk, _ in chunk_spans(text, max_tokens, overlap)]
+
+
+def chunk_spans(text: str, max_tokens: int = 512, overlap: int = 50) -> list[tuple[str, int]]:
+    """``chunk_text``'s chunks, each with the offset in ``text`` where the chunk's
+    own text starts (after the overlap): where a chunk entry's line is.
+
+    Token counts are kept as running (words, chars) totals: a candidate's
+    estimate is computed from its parts, never by re-splitting the chunk so far.
+    """
     max_tokens = max(1, max_tokens)
     overlap = max(0, min(overlap, max_tokens // 2))
-    pieces = [p for para in _paragraphs(text) for p in _split_to_fit(para, max_tokens)]
-    chunks: list[str] = []
-    current = ""
-    for piece in pieces:
-        candidate = f"{current}\n\n{piece}" if current else piece
-        if not current or estimate_tokens(candidate) <= max_tokens:
-            current = candidate
-            continue
-        chunks.append(current)
-        current = _with_overlap(_tail(current, overlap), piece, max_tokens)
-    if current:
-        chunks.append(current)
-    return chunks
+    spans: list[tuple[str, int]] = []
+    parts: list[str] = []            # the current chunk, joined by blank lines
+    words = chars = own_at = 0
+    for para, at in _paragraphs(text):
+        for piece, piece_at in _split_to_fit(para, at, max_tokens):
+            p_words, p_chars = len(piece.split()), len(piece)
+            if parts and _tokens(words + p_words, chars + 2 + p_chars) <= max_tokens:
+                parts.append(piece)
+                words, chars = words + p_words, chars + 2 + p_chars
+                continue
+            if parts:
+                chunk = "\n\n".join(parts)
+                spans.append((chunk, own_at))
+                parts, words, chars = _with_overlap(_tail(chunk, overlap), piece, max_tokens)
+            else:
+                parts, words, chars = [piece], p_words, p_chars
+            own_at = piece_at
+    if parts:
+        spans.append(("\n\n".join(parts), own_at))
+    return spans
 
 
-def _paragraphs(text: str) -> list[str]:
-    return [p.strip() for p in _BLANK_LINE.split(text) if p.strip()]
+def _tokens(words: int, chars: int) -> int:
+    """estimate_tokens of a text with this many words and characters."""
+    return max(math.ceil(words * 1.3), math.ceil(chars / 4))
 
 
-def _split_to_fit(para: str, max_tokens: int) -> list[str]:
+def _paragraphs(text: str) -> list[tuple[str, int]]:
+    """Blank-line separated paragraphs, stripped, with the offset of each."""
+    out: list[tuple[str, int]] = []
+    pos = 0
+    for end, nxt in [(m.start(), m.end()) for m in _BLANK_LINE.finditer(text)] + [(len(text), 0)]:
+        _add_stripped(out, text[pos:end], pos)
+        pos = nxt
+    return out
+
+
+def _add_stripped(out: list[tuple[str, int]], segment: str, at: int) -> None:
+    stripped = segment.strip()
+    if stripped:
+        out.append((stripped, at + len(segment) - len(segment.lstrip())))
+
+
+def _split_to_fit(para: str, at: int, max_tokens: int) -> list[tuple[str, int]]:
     if estimate_tokens(para) <= max_tokens:
-        return [para]
-    sentences = [s for s in _SENTENCE_END.split(para) if s.strip()]
+        return [(para, at)]
+    sentences: list[tuple[str, int]] = []
+    pos = 0
+    for m in _SENTENCE_END.finditer(para):
+        _add_stripped(sentences, para[pos:m.start()], at + pos)
+        pos = m.end()
+    _add_stripped(sentences, para[pos:], at + pos)
     if len(sentences) > 1:
-        units = [u for s in sentences for u in _split_to_fit(s.strip(), max_tokens)]
-    else:
-        units = para.split()   # one long sentence: fall back to words
+        units = [u for s, s_at in sentences for u in _split_to_fit(s, s_at, max_tokens)]
+    else:   # one long sentence: fall back to words
+        units = [(m.group(), at + m.start()) for m in _WORD.finditer(para)]
     return _pack(units, max_tokens)
 
 
-def _pack(units: list[str], max_tokens: int) -> list[str]:
-    out: list[str] = []
-    current = ""
-    for unit in units:
-        candidate = f"{current} {unit}" if current else unit
-        if current and estimate_tokens(candidate) > max_tokens:
-            out.append(current)
-            current = unit   # may itself be over: an unsplittable token
-        else:
-            current = candidate
-    if current:
-        out.append(current)
+def _pack(units: list[tuple[str, int]], max_tokens: int) -> list[tuple[str, int]]:
+    out: list[tuple[str, int]] = []
+    parts: list[str] = []
+    words = chars = at = 0
+    for unit, unit_at in units:
+        u_words, u_chars = len(unit.split()), len(unit)
+        if parts and _tokens(words + u_words, chars + 1 + u_chars) <= max_tokens:
+            parts.append(unit)
+            words, chars = words + u_words, chars + 1 + u_chars
+            continue
+        if parts:
+            out.append((" ".join(parts), at))
+        # A unit over the limit on its own is an unsplittable token.
+        parts, words, chars, at = [unit], u_words, u_chars, unit_at
+    if parts:
+        out.append((" ".join(parts), at))
     return out
 
 
@@ -183,18 +227,21 @@ def _tail(chunk: str, overlap: int) -> str:
     """The last words of a chunk totalling <= overlap estimated tokens."""
     if overlap <= 0:
         return ""
-    words = chunk.split()
     tail: list[str] = []
-    for word in reversed(words):
-        if estimate_tokens(" ".join([word, *tail])) > overlap:
+    chars = -1   # the words are joined by single spaces
+    for word in reversed(chunk.split()):
+        chars += len(word) + 1
+        if _tokens(len(tail) + 1, chars) > overlap:
             break
-        tail.insert(0, word)
-    return " ".join(tail)
+        tail.append(word)
+    return " ".join(reversed(tail))
 
 
-def _with_overlap(tail: str, piece: str, max_tokens: int) -> str:
+def _with_overlap(tail: str, piece: str, max_tokens: int) -> tuple[list[str], int, int]:
+    """A new chunk's parts and running counts: the overlap, if it fits, then the piece."""
+    p_words, p_chars = len(piece.split()), len(piece)
     if tail:
-        candidate = f"{tail}\n\n{piece}"
-        if estimate_tokens(candidate) <= max_tokens:
-            return candidate
-    return piece
+        t_words, t_chars = len(tail.split()), len(tail)
+        if _tokens(t_words + p_words, t_chars + 2 + p_chars) <= max_tokens:
+            return [tail, piece], t_words + p_words, t_chars + 2 + p_chars
+    return [piece], p_words, p_chars

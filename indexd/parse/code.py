@@ -15,6 +15,11 @@ module understands:
 Nesting (and so qualified names) comes from byte ranges: a definition inside
 another is its child. A ``function`` directly inside a class-like container
 becomes a ``method``. Pure: text in, ParseResult out.
+
+Cost: one deadline (limits.py) covers the parse, the query and the Python
+that builds entries. Node text is sliced from the source bytes, never read
+through ``Node.text``: a tree parsed from a read callback calls back into
+Python (a 64 KiB copy) for every node text and every text predicate.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from importlib import resources
 
 from ..model import Entry, ParseResult, Reference, content_hash
 from .languages import grammar
+from .limits import NO_DEADLINE, Deadline, ParseTimeout
 
 CLASS_LIKE = {"class", "struct", "interface", "trait", "enum", "impl", "module", "namespace", "type"}
 # Node types that may sit between a definition and the comment above it
@@ -34,7 +40,10 @@ PREFIX_WORDS = ("decorator", "annotation", "modifier", "parameter_list", "commen
                 "attribute")
 MAX_DOC = 1200
 MAX_BODY = 2000
-PARSE_TIMEOUT_S = 5.0
+# An ERROR node wider than this is not queried whole: tree-sitter's query walk
+# is quadratic in its width (100k children: 7 s; 2k: ~3 ms), so its children
+# are queried one by one instead (measured on 100k '(' in python, c, bash).
+MAX_ERROR_CHILDREN = 2000
 
 
 @dataclass
@@ -70,55 +79,105 @@ def has_queries(language: str) -> bool:
     return (files / f"{language}.scm").is_file() or language == "tsx"
 
 
-def _parse_tree(language: str, data: bytes, progress):
+def _parse_tree(language: str, data: bytes, deadline: Deadline):
     import tree_sitter
 
     parser = tree_sitter.Parser(grammar(language))
 
-    # The callback form is needed: bytes input ignores progress_callback.
+    # Only the callback form honours progress_callback (bytes input ignores it),
+    # so the deadline-bound parse reads through a callback...
     def read(byte: int, _point) -> bytes:
         return data[byte:byte + 65536]
 
-    return parser.parse(read, progress_callback=progress)
+    started = time.thread_time()
+    try:
+        tree = parser.parse(read, progress_callback=lambda *_: deadline.expired())
+    except ValueError:
+        if deadline.expired():   # tree-sitter says "Parsing failed" when stopped
+            raise ParseTimeout(deadline.limit_s) from None
+        raise
+    # ...and a tree that holds the bytes comes from parsing again with that
+    # tree as the old one: the unchanged tree is reused (a tenth of the first
+    # parse on clean code, about as long as the first on broken code, which
+    # no callback can stop: so it is not started when it would overrun).
+    if deadline.left() < time.thread_time() - started:
+        raise ParseTimeout(deadline.limit_s)
+    return parser.parse(data, old_tree=tree)
 
 
-def extract_code(language: str, text: str) -> ParseResult:
-    data = text.encode("utf-8", "surrogatepass")
-    deadline = time.monotonic() + PARSE_TIMEOUT_S
-
-    # One deadline for parsing and querying: a pathological file is abandoned
-    # (recorded as a parse failure) instead of wedging a worker.
-    def progress(*_state) -> bool:
-        return time.monotonic() > deadline
-
-    timed_out = ParseResult(language=language,
-                            error=f"parse timed out after {PARSE_TIMEOUT_S:.0f}s (file kept as a file entry)")
-    tree = _parse_tree(language, data, progress)
-    if tree is None:
-        return timed_out
+def extract_code(language: str, text: str, deadline: Deadline = NO_DEADLINE) -> ParseResult:
     import tree_sitter
 
+    data = text.encode("utf-8", "surrogatepass")
+    deadline.check()
+    tree = _parse_tree(language, data, deadline)
+    deadline.check()
+    # No progress callback for the query: tree-sitter 0.26's binding keeps a
+    # pointer to a stack-local options struct and crashes once a match is found.
+    # The query is bounded by querying wide error nodes piecewise instead, with
+    # the deadline checked between pieces.
     cursor = tree_sitter.QueryCursor(_query(language))
-    # No progress callback here: passing one (with the predicate it requires)
-    # crashed tree-sitter 0.26 in our tests; the parse deadline bounds the
-    # pathological cases measured (100k nested parens: ~4 s in all).
-    matches = cursor.matches(tree.root_node)
-    defs, refs = _collect(matches)
-    entries = _build_entries(defs, data)
-    references = _build_references(refs, entries)
+    matches = []
+    for k, node in enumerate(_query_roots(tree.root_node, deadline)):
+        matches.extend(cursor.matches(node))
+        deadline.every(k)
+    deadline.check()
+    defs, refs = _collect(matches, data, deadline)
+    entries = _build_entries(defs, data, deadline)
+    references = _build_references(refs, entries, data, deadline)
     error = _syntax_error(tree.root_node)
     return ParseResult(language=language, entries=tuple(entries),
                        references=tuple(references), error=error)
 
 
-def _text(node) -> str:
-    return node.text.decode("utf-8", "replace") if node is not None else ""
+def _query_roots(root, deadline: Deadline) -> list:
+    """The nodes to query: the root, unless it holds an ERROR node too wide to
+    query whole; then that node and its ancestors are split into their children
+    (leaves, which no query pattern can match alone, are dropped)."""
+    wide = _wide_errors(root, deadline)
+    if not wide:
+        return [root]
+    split: set[int] = set()
+    for node in wide:
+        while node is not None and node.id not in split:
+            split.add(node.id)
+            node = node.parent
+    roots, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        if node.id not in split:
+            roots.append(node)
+        else:
+            stack.extend(c for c in reversed(node.children) if c.child_count)
+    return roots
 
 
-def _collect(matches):
+def _wide_errors(root, deadline: Deadline) -> list:
+    """ERROR nodes with more than MAX_ERROR_CHILDREN children. Only subtrees that
+    contain an error are walked."""
+    wide, stack, seen = [], [root], 0
+    while stack:
+        node = stack.pop()
+        seen += 1
+        deadline.every(seen)
+        if node.is_error and node.child_count > MAX_ERROR_CHILDREN:
+            wide.append(node)
+        if node.has_error:
+            stack.extend(c for c in node.children if c.has_error)
+    return wide
+
+
+def _text(node, data: bytes) -> str:
+    if node is None:
+        return ""
+    return data[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+
+def _collect(matches, data: bytes, deadline: Deadline):
     defs: dict[int, _Def] = {}
     refs: list[tuple[str, object, object]] = []
-    for _pattern, caps in matches:
+    for k, (_pattern, caps) in enumerate(matches):
+        deadline.every(k)
         names = caps.get("name") or []
         for cap, nodes in caps.items():
             if cap.startswith(("definition.", "scope.")) and names:
@@ -128,9 +187,9 @@ def _collect(matches):
                 receiver = caps.get("receiver")
                 doc = caps.get("doc")
                 defs[node.id] = _Def(
-                    node=node, kind=cap.split(".", 1)[1], name=_text(names[0]),
+                    node=node, kind=cap.split(".", 1)[1], name=_text(names[0], data),
                     doc_node=doc[0] if doc else None,
-                    receiver=_receiver_path(receiver[0]) if receiver else None,
+                    receiver=_receiver_path(receiver[0], data) if receiver else None,
                     is_scope=cap.startswith("scope."))
             elif cap.startswith("reference.") and names:
                 module = caps.get("module")
@@ -139,10 +198,10 @@ def _collect(matches):
     return sorted(defs.values(), key=lambda d: (d.node.start_byte, -d.node.end_byte)), refs
 
 
-def _receiver_path(node) -> str:
+def _receiver_path(node, data: bytes) -> str:
     """A receiver with the scopes written before it: ``a::b::Widget::draw`` gives
     ``a.b.Widget`` (C++ out-of-class definitions name their namespaces there)."""
-    parts = [_text(node)]
+    parts = [_text(node, data)]
     inner = node.parent if node.parent is not None and node.parent.type == "template_type" else node
     q = inner.parent
     while q is not None and q.type == "qualified_identifier":
@@ -153,8 +212,8 @@ def _receiver_path(node) -> str:
             break
         scope = outer.child_by_field_name("scope")
         if scope is not None:
-            parts.insert(0, _text(scope.child_by_field_name("name") or scope)
-                         if scope.type == "template_type" else _text(scope))
+            parts.insert(0, _text(scope.child_by_field_name("name") or scope, data)
+                         if scope.type == "template_type" else _text(scope, data))
         q = outer
     return ".".join(p for p in parts if p)
 
@@ -167,10 +226,11 @@ def _end_line(node) -> int:
     return row + 1
 
 
-def _build_entries(defs: list[_Def], data: bytes) -> list[Entry]:
+def _build_entries(defs: list[_Def], data: bytes, deadline: Deadline) -> list[Entry]:
     entries: list[Entry] = []
     stack: list[tuple[_Def, str]] = []  # (def, qualname)
-    for d in defs:
+    for k, d in enumerate(defs):
+        deadline.every(k)
         while stack and not (d.node.start_byte >= stack[-1][0].node.start_byte
                              and d.node.end_byte <= stack[-1][0].node.end_byte):
             stack.pop()
@@ -189,7 +249,7 @@ def _build_entries(defs: list[_Def], data: bytes) -> list[Entry]:
         entries.append(Entry(
             kind=kind, name=d.name, qualname=qualname,
             start_line=node.start_point[0] + 1, end_line=_end_line(node),
-            signature=_signature(node, data), doc=_doc(d, node),
+            signature=_signature(node, data), doc=_doc(d, node, data),
             parent=parent_q, content_hash=content_hash(source),
             body=source[:MAX_BODY]))
     return entries
@@ -206,10 +266,10 @@ def _signature(node, data: bytes) -> str:
     return sig.rstrip("{:").rstrip()[:300]
 
 
-def _doc(d: _Def, node) -> str:
+def _doc(d: _Def, node, data: bytes) -> str:
     if d.doc_node is not None:
-        return _clean_docstring(_text(d.doc_node))
-    return _leading_comment(node)
+        return _clean_docstring(_text(d.doc_node, data))
+    return _leading_comment(node, data)
 
 
 def _clean_docstring(raw: str) -> str:
@@ -242,7 +302,7 @@ def _outer(node):
     return cur
 
 
-def _leading_comment(node) -> str:
+def _leading_comment(node, data: bytes) -> str:
     cur = _outer(node)
     lines: list[str] = []
     want_row = cur.start_point[0]
@@ -255,7 +315,7 @@ def _leading_comment(node) -> str:
         want_row = sib.start_point[0]
         sib = sib.prev_sibling
     while sib is not None and "comment" in sib.type and sib.end_point[0] >= want_row - 1:
-        lines.insert(0, _strip_comment(_text(sib)))
+        lines.insert(0, _strip_comment(_text(sib, data)))
         want_row = sib.start_point[0]
         sib = sib.prev_sibling
     return "\n".join(x for x in lines if x).strip()[:MAX_DOC]
@@ -275,7 +335,8 @@ def _strip_comment(raw: str) -> str:
     return "\n".join(x for x in out if x)
 
 
-def _build_references(refs, entries: list[Entry]) -> list[Reference]:
+def _build_references(refs, entries: list[Entry], data: bytes,
+                      deadline: Deadline) -> list[Reference]:
     # Paint each line with its innermost symbol (outer spans first, inner ones
     # overwrite): linear in the file's length, where a scan per reference was
     # quadratic and dominated parse time on big files.
@@ -284,11 +345,12 @@ def _build_references(refs, entries: list[Entry]) -> list[Reference]:
     for e in sorted(entries, key=lambda e: (e.start_line, -e.end_line)):
         scope_at[e.start_line:e.end_line + 1] = [e.qualname] * (e.end_line - e.start_line + 1)
     out = []
-    for kind, node, module in refs:
+    for k, (kind, node, module) in enumerate(refs):
+        deadline.every(k)
         line = node.start_point[0] + 1
         scope = scope_at[line] if line <= last else None
-        out.append(Reference(name=_text(node), kind=kind, line=line, scope=scope,
-                             module=_text(module) if module is not None else None))
+        out.append(Reference(name=_text(node, data), kind=kind, line=line, scope=scope,
+                             module=_text(module, data) if module is not None else None))
     return out
 
 

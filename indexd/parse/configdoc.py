@@ -22,6 +22,9 @@ How each format finds its key lines:
 A key's range ends on the line before the next key at the same or a lower
 level (or at EOF), minus trailing blank lines, comments that belong to the
 next key, and YAML document markers. JSON ranges end where the value ends.
+
+The file's deadline (limits.py) is checked between the steps and in the
+per-key loop; a timeout unwinds to parse_source.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from dataclasses import dataclass
 
 import yaml
 
+from .limits import NO_DEADLINE, Deadline, ParseTimeout
 from .markdown import unique_qualname
 from ..model import Entry, ParseResult, content_hash
 
@@ -55,9 +59,12 @@ class ConfigError(Exception):
     """A syntax error, already worded for ParseResult.error."""
 
 
-def extract_config(text: str, path: str, language: str) -> ParseResult:
+def extract_config(text: str, path: str, language: str,
+                   deadline: Deadline = NO_DEADLINE) -> ParseResult:
     try:
-        return _extract(text, language)
+        return _extract(text, language, deadline)
+    except ParseTimeout:
+        raise
     except ConfigError as exc:
         return ParseResult(language=language, error=str(exc))
     except RecursionError:
@@ -67,7 +74,7 @@ def extract_config(text: str, path: str, language: str) -> ParseResult:
         return ParseResult(language=language, error=f"{language}: {type(exc).__name__}: {msg}")
 
 
-def _extract(text: str, language: str) -> ParseResult:
+def _extract(text: str, language: str, deadline: Deadline) -> ParseResult:
     text = text.removeprefix("\ufeff")  # a BOM is not content (json.loads rejects it)
     lines = text.split("\n")
     if lines and lines[-1] == "":
@@ -83,21 +90,26 @@ def _extract(text: str, language: str) -> ParseResult:
         hits, meta = _toml_hits(text, lines)
     else:
         raise ConfigError(f"unsupported config language: {language!r}")
-    entries = _entries(hits, lines, comments=language != "json")
+    deadline.check()
+    entries = _entries(hits, lines, language != "json", deadline)
     meta["top_keys"] = list(dict.fromkeys(h.path[0] for h in hits if len(h.path) == 1))
     return ParseResult(language=language, entries=tuple(entries), meta=meta)
 
 
 # --- shared: hits -> entries -------------------------------------------------
 
-def _entries(hits: list[_Hit], lines: list[str], comments: bool) -> list[Entry]:
+def _entries(hits: list[_Hit], lines: list[str], comments: bool,
+             deadline: Deadline) -> list[Entry]:
     hits = sorted(hits, key=lambda h: h.start)  # stable: same-line keys keep order
     used: dict[str, int] = {}
     # Latest qualname of each top-level name: a TOML [a.c] may come after [b],
     # and a repeated YAML document reuses names with a " (2)" suffix.
     tops: dict[str, str] = {}
+    # Keys sharing lines (JSON on one line) share their text: hashed once, not per key.
+    spans: dict[tuple[int, int], tuple[str, str, str]] = {}
     out: list[Entry] = []
     for k, hit in enumerate(hits):
+        deadline.every(k)
         end = hit.end if hit.end is not None else _sibling_end(hits, k, lines, comments)
         end = max(end, hit.start)
         if len(hit.path) == 1:
@@ -106,22 +118,35 @@ def _entries(hits: list[_Hit], lines: list[str], comments: bool) -> list[Entry]:
         else:
             parent = tops.get(hit.path[0], hit.path[0])
             qual = unique_qualname(f"{parent}.{hit.path[1]}", used)
-        text = "\n".join(lines[hit.start:end + 1])
+        if (hit.start, end) not in spans:
+            spans[hit.start, end] = _span(lines, hit.start, end)
+        digest, body, signature = spans[hit.start, end]
         out.append(Entry(
             kind="key", name=hit.path[-1], qualname=qual, parent=parent,
             start_line=hit.start + 1, end_line=end + 1, level=len(hit.path),
-            signature=lines[hit.start].strip()[:MAX_BODY] if hit.start < len(lines) else "",
-            doc=_comment_above(lines, hit.start) if comments else "",
-            content_hash=content_hash(text), body=text[:MAX_BODY]))
+            signature=signature, doc=_comment_above(lines, hit.start) if comments else "",
+            content_hash=digest, body=body))
     return out
+
+
+def _span(lines: list[str], start: int, end: int) -> tuple[str, str, str]:
+    """(content hash, body, signature) of the lines start..end."""
+    text = "\n".join(lines[start:end + 1])
+    signature = lines[start].strip()[:MAX_BODY] if start < len(lines) else ""
+    return content_hash(text), text[:MAX_BODY], signature
 
 
 def _sibling_end(hits: list[_Hit], k: int, lines: list[str], comments: bool) -> int:
     own = hits[k].path
     # The next key that is not inside this one: a sibling, a shallower key, or
     # (TOML tables may be split: [a] [b] [a.c]) a deeper key of another parent.
-    nxt = next((h.start for h in hits[k + 1:]
-                if len(h.path) <= len(own) or h.path[:len(own)] != own), len(lines))
+    # Indexed, not hits[k + 1:]: a copy of the rest per key was quadratic.
+    nxt = len(lines)
+    for j in range(k + 1, len(hits)):
+        h = hits[j]
+        if len(h.path) <= len(own) or h.path[:len(own)] != own:
+            nxt = h.start
+            break
     end = nxt - 1
     if nxt > hits[k].start:
         end = _trim_tail(lines, hits[k].start, end, hits[k].column, comments)
@@ -235,16 +260,17 @@ def _scan_json(text: str) -> list[_Hit]:
     hits: list[_Hit] = []
     stack: list[_Frame] = []
     line = last = 0     # current line; line of the last value character seen
+    line_start = 0      # offset of the current line (valid JSON strings hold no newline)
     i, n = 0, len(text)
     while i < n:
         c = text[i]
         if c == "\n":
-            line += 1
+            line, line_start = line + 1, i + 1
         elif c == '"':
             j = _string_end(text, i)
             top = stack[-1] if stack else None
             if top is not None and top.kind == "{" and top.expect_key:
-                _json_key(stack, json.loads(text[i:j + 1]), line, i, text, hits)
+                _json_key(stack, json.loads(text[i:j + 1]), line, i - line_start, hits)
             last, i = line, j
         elif c in "{[":
             stack.append(_Frame(c, expect_key=c == "{"))
@@ -262,13 +288,12 @@ def _scan_json(text: str) -> list[_Hit]:
     return hits
 
 
-def _json_key(stack, key: str, line: int, pos: int, text: str, hits: list[_Hit]) -> None:
+def _json_key(stack, key: str, line: int, col: int, hits: list[_Hit]) -> None:
     top = stack[-1]
     top.expect_key, top.key, top.hit = False, key, None
     # Only keys reached through objects alone ("a" -> "b"), as in YAML/TOML.
     if len(stack) <= 2 and all(f.kind == "{" for f in stack):
         path = tuple(f.key for f in stack)
-        col = pos - (text.rfind("\n", 0, pos) + 1)
         top.hit = _Hit(path, line, line, col)
         hits.append(top.hit)
 

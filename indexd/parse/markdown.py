@@ -11,6 +11,8 @@ Owns everything this index knows about a markdown file:
   file links (checked through the injected ``exists`` callable).
 
 Pure: text in, ParseResult out; the only file-system knowledge is ``exists``.
+Every line loop checks the file's deadline (limits.py); a timeout is not
+caught here but unwinds to parse_source.
 This is a line-based reader, not a full CommonMark parser: it knows enough
 block structure (fences, indented code, list/quote containers, paragraphs) to
 avoid false headings and links, and no more.
@@ -29,6 +31,7 @@ from urllib.parse import unquote
 import yaml
 
 from ..model import Entry, Link, ParseResult, Reference, content_hash
+from .limits import NO_DEADLINE, Deadline, ParseTimeout
 
 MAX_BODY = 2000
 MAX_DOC = 500
@@ -97,11 +100,14 @@ class _State:
 
 
 def extract_markdown(text: str, path: str,
-                     exists: Callable[[str], bool] | None = None) -> ParseResult:
+                     exists: Callable[[str], bool] | None = None,
+                     deadline: Deadline = NO_DEADLINE) -> ParseResult:
     state = _State([], [], {}, [])
     error = None
     try:
-        _extract(text, path, exists, state)
+        _extract(text, path, exists, state, deadline)
+    except ParseTimeout:
+        raise
     except Exception as exc:  # noqa: BLE001 - malformed input is data, not a crash
         error = f"markdown: {type(exc).__name__}: {_one_line(str(exc))}"
     return ParseResult(language="markdown", entries=tuple(state.entries),
@@ -109,18 +115,22 @@ def extract_markdown(text: str, path: str,
                        error=error, meta=state.meta)
 
 
-def _extract(text: str, path: str, exists, state: _State) -> None:
+def _extract(text: str, path: str, exists, state: _State, deadline: Deadline) -> None:
     lines = split_lines(text)
     first = _frontmatter(lines, state.meta)
-    headings, kinds = _scan_blocks(lines, first)
+    headings, kinds = _scan_blocks(lines, first, deadline)
+    deadline.check()
     # Capped: a heading is a title, and the inline regexes are not linear.
     names = [_plain(h.text[:MAX_HEADING]) or UNTITLED for h in headings]
     fm_title = state.meta.get("frontmatter", {}).get("title")
     h1 = next((n for h, n in zip(headings, names) if h.level == 1), None)
     state.meta["title"] = str(fm_title) if fm_title is not None else h1
-    state.entries.extend(_sections(lines, first, headings, names, kinds))
+    deadline.check()
+    state.entries.extend(_sections(lines, first, headings, names, kinds, deadline))
     anchors = _anchor_set(names, lines, kinds)
-    state.links.extend(_links(lines, kinds, path, anchors, exists))
+    deadline.check()
+    state.links.extend(_links(lines, kinds, path, anchors, exists, deadline))
+    deadline.check()
     state.refs.extend(_code_span_refs(lines, kinds))
 
 
@@ -187,7 +197,8 @@ def _plain_data(value, depth: int = 0):
 
 # --- block structure ---------------------------------------------------------
 
-def _scan_blocks(lines: list[str], first: int) -> tuple[list[_Heading], list[str]]:
+def _scan_blocks(lines: list[str], first: int,
+                 deadline: Deadline = NO_DEADLINE) -> tuple[list[_Heading], list[str]]:
     """Find headings and classify every line.
 
     kinds[i] is one of: front, code, blank, heading, rule, text.
@@ -198,6 +209,7 @@ def _scan_blocks(lines: list[str], first: int) -> tuple[list[_Heading], list[str
     para: int | None = None          # first line of the open paragraph
     container = False                # inside a list item / quote until a blank line
     for i in range(first, len(lines)):
+        deadline.every(i)
         line = lines[i]
         if fence is not None:
             kinds[i] = "code"
@@ -253,7 +265,7 @@ def _closes_fence(line: str, fence: tuple[str, int]) -> bool:
 
 # --- sections ----------------------------------------------------------------
 
-def _sections(lines, first, headings, names, kinds) -> list[Entry]:
+def _sections(lines, first, headings, names, kinds, deadline: Deadline) -> list[Entry]:
     out: list[Entry] = []
     pre_end = headings[0].start if headings else len(lines)
     pre = [i for i in range(first, pre_end) if lines[i].strip()]
@@ -265,6 +277,7 @@ def _sections(lines, first, headings, names, kinds) -> list[Entry]:
     used: dict[str, int] = {}
     quals: list[str] = []
     for k, h in enumerate(headings):
+        deadline.every(k)
         parent = quals[parents[k]] if parents[k] is not None else None
         qual = unique_qualname(f"{parent} > {names[k]}" if parent else names[k], used)
         quals.append(qual)
@@ -399,9 +412,10 @@ def _next_slug(slug: str, seen: dict[str, int]) -> str:
 
 # --- links -------------------------------------------------------------------
 
-def _links(lines, kinds, path, anchors, exists) -> list[Link]:
+def _links(lines, kinds, path, anchors, exists, deadline: Deadline) -> list[Link]:
     out: list[Link] = []
     for i, (line, kind) in enumerate(zip(lines, kinds)):
+        deadline.every(i)
         if kind not in ("text", "heading") or not any(c in line for c in "[<:"):
             continue
         for target, text, forced in _line_links(_mask_code_spans(line)):

