@@ -89,6 +89,7 @@ class Engine:
         self.config_error: str | None = None             # a bad config reload, until a good one
         self.failures = 0
         self.reload_requested = False
+        self.purge_due = False                          # rows of unnamed repos to delete
         self.config_generation = 0                      # config reloads the worker applied
         self.last_batch: dict = {}
         self._config_stamp = _stamp(settings.paths.config_file)
@@ -175,14 +176,18 @@ class Engine:
         self.watcher.sync(pairs)
         if removed:
             self.debouncer.drop(lambda k: (k[0], k[1]) in removed)
-        self._purge_unknown_repos()
+        # No store I/O here (this also runs at start, where a damaged store must
+        # not stop the daemon): the worker's next cycle deletes the rows.
+        self.purge_due = True
 
-    def _purge_unknown_repos(self) -> None:
+    def _purge_unknown_repos(self) -> list[tuple[str, str]]:
         """Delete rows of every repo no realm names (removed now, or while we were down)."""
         wanted = set(self.settings.realm_repos(None))
-        for realm, repo in sorted(self.store.stored_repos() - wanted):
+        gone = sorted(self.store.stored_repos() - wanted)
+        for realm, repo in gone:
             self.store.delete_repo(realm, repo)
             log.info("repo removed realm=%s repo=%s: its rows left the index", realm, repo)
+        return gone
 
     # -- watcher hooks (observer thread) -----------------------------------
     def on_path(self, realm: str, repo: str, rel: str) -> None:
@@ -264,7 +269,7 @@ class Engine:
                 rescans = self._due_rescans()
                 keys = self.debouncer.due(float("inf") if self.flush_requested else None)
                 keys = self._hold_busy(keys)
-                if rescans or keys:
+                if rescans or keys or self.purge_due:
                     self.flush_requested = False
                     return rescans, keys
                 if self.flush_requested and not self.debouncer.pending():
@@ -355,8 +360,8 @@ class Engine:
         plans = []
         try:
             full = {(r, p) for r, p, _ in rescans}
-            if rescans:
-                self._purge_unknown_repos()
+            purged = self._purge_unknown_repos() if (rescans or self.purge_due) else []
+            self.purge_due = False
             for realm, repo, reason in rescans:
                 log.info("reconcile realm=%s repo=%s reason=%s", realm, repo, reason)
                 plans.append(self.indexer.plan_repo(realm, repo))
@@ -367,7 +372,7 @@ class Engine:
             for (realm, repo), rels in by_repo.items():
                 plans.append(self.indexer.plan_repo(realm, repo, rels))
             report = self.indexer.run(plans)
-            self._update_graph(report, bool(rescans))
+            self._update_graph(report, bool(rescans), rebuild=bool(purged))
             if len(report.changed_paths) <= PRIORITY_EMBED_MAX:
                 self.enrich.prioritize(file_key(*k) for k in report.changed_paths)
             self.error_state = None
@@ -438,10 +443,14 @@ class Engine:
         """Remove every old version now (deleted files' bytes leave the disk)."""
         return self._maybe_upkeep(force=True, purge=True)
 
-    def _update_graph(self, report, after_rescan: bool) -> None:
+    def _update_graph(self, report, after_rescan: bool, rebuild: bool = False) -> None:
         changed = [tuple(k) for k in report.changed_paths]
         graph = self.relations.graph
         try:
+            if rebuild:     # a repo left: its facts must leave the warm graph too
+                log.info("graph rebuild reason=repo removed")
+                self.relations.build(replace=True)
+                return
             # Incremental while it costs less than a rebuild would (its last time).
             budget = max(GRAPH_MIN_BUDGET_S, self.relations.build_s or 0.0)
             whole = graph is not None and len(changed) > GRAPH_REBUILD_SHARE * len(graph.facts)
@@ -538,7 +547,7 @@ class Engine:
                 self.cond.wait(min(left, 0.5))
 
     def _idle(self) -> bool:
-        return (not self.in_flight and not self.debouncer.pending()
+        return (not self.in_flight and not self.debouncer.pending() and not self.purge_due
                 and not any(s.rescan for s in self.repos.values()))
 
     def _wait_cookies(self, deadline: float) -> None:
