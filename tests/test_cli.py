@@ -18,18 +18,41 @@ def test_client_path_imports_no_engine():
     assert out.stdout.strip() == "[]"
 
 
+HEAVY = ("lancedb", "torch", "sentence_transformers", "pyarrow", "tree_sitter", "onnxruntime")
+
+
+def heavy_modules_after(*args: str) -> list[str]:
+    """The heavy modules loaded once ``indexctl ARGS`` has run (printed at exit)."""
+    code = ("import atexit, sys\n"
+            f"atexit.register(lambda: print(sorted(m for m in {HEAVY!r} if m in sys.modules),"
+            " file=sys.stderr))\n"
+            f"sys.argv = ['indexctl', *{list(args)!r}]\n"
+            "from indexd.cli.indexctl import main\n"
+            "sys.exit(main())\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60)
+    return json.loads(out.stderr.strip().splitlines()[-1].replace("'", '"'))
+
+
 def test_help_and_status_start_fast():
-    def best_of(*args):
+    # What keeps them fast, checked directly: neither loads the engine's heavy modules
+    # (lancedb alone is ~50x an interpreter start, pyarrow ~5x).
+    assert heavy_modules_after("--help") == []
+    assert heavy_modules_after("status", "--oneline") == []
+
+    def least_wall_s(run):
         times = []
         for _ in range(5):
             t = time.perf_counter()
-            run_cli(*args)
+            run()
             times.append(time.perf_counter() - t)
         return min(times)
 
-    # Generous bound for a noisy 2-core machine; the bench has the real figure.
-    assert best_of("--help") < 0.5
-    assert best_of("status", "--oneline") < 0.5
+    # And the cost as a multiple of a bare interpreter start on this same machine (~3x
+    # measured), not in seconds: a busy machine slows both alike. The bench has figures.
+    bare = least_wall_s(lambda: subprocess.run([sys.executable, "-c", "pass"], check=True))
+    assert least_wall_s(lambda: run_cli("--help")) < 10 * bare
+    assert least_wall_s(lambda: run_cli("status", "--oneline")) < 10 * bare
 
 
 def test_exit_codes_without_daemon(git_repo):

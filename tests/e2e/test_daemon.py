@@ -123,17 +123,28 @@ def test_realm_add_picked_up_without_restart(git_repo, tmp_path, daemon):
     assert not res["results"]
 
 
-def test_git_index_lock_holds_events(git_repo, daemon):
+def test_git_index_lock_holds_events(git_repo, daemon, tmp_path):
     git_repo.write("a.py", "def a(): pass\n")
     git_repo.commit()
-    settings_with_realm("work", git_repo.path)
+    control = tmp_path / "control"          # a second repo of the realm, never locked
+    control.mkdir()
+    settings_with_realm("work", git_repo.path, control)
     d = daemon()
     d.call("status", sync=True)
     lock = git_repo.path / ".git" / "index.lock"
     lock.write_text("")
     git_repo.write("b.py", "def held_back(): pass\n")
-    wait_until(lambda: d.call("status")["pending"] >= 1, timeout=20, what="the event to be held")
-    time.sleep(0.5)  # longer than the debounce: it would have been indexed by now
+
+    def held() -> bool:
+        st = d.call("status")
+        repo = next(r for r in st["realms"][0]["repos"] if r["repo"] == str(git_repo.path))
+        return repo["git_busy"] and repo["pending"] >= 1
+    wait_until(held, timeout=20, what="the repo busy with the event pending")
+    # A change made after it, in the unlocked repo: once that one is searchable the
+    # worker has taken every change due by then, b.py's included; it held b.py.
+    (control / "later.py").write_text("def later_control(): pass\n")
+    wait_until(lambda: d.call("search", query="later control")["results"], timeout=30,
+               what="the later change in the other repo to be indexed")
     assert d.call("status")["pending"] >= 1
     assert not d.call("search", query="held back")["results"]
     lock.unlink()
@@ -194,7 +205,10 @@ def test_pause_and_resume(git_repo, daemon):
     assert d.call("pause") == {"paused": True}
     git_repo.write("b.py", "def paused_change(): pass\n")
     wait_until(lambda: d.call("status")["pending"] >= 1, timeout=20, what="the change to be seen")
-    time.sleep(0.5)
+    # Overdue by the daemon's own clock (4x the 250 ms debounce): a running worker would
+    # have taken it; a paused one takes nothing.
+    wait_until(lambda: d.call("status")["index_lag_s"] > 1.0, timeout=20,
+               what="the change to be overdue")
     status = d.call("status")
     assert status["state"] == "paused" and status["pending"] >= 1
     assert not d.call("search", query="paused change", mode="keyword")["results"]

@@ -139,7 +139,8 @@ def test_store_deleted_while_running_is_reported_clearly(git_repo, daemon):
     d.call("status", sync=True, timeout=60)
     _rm_store(d.home)
     git_repo.write("b.py", "def beta_two(): pass\n")
-    time.sleep(2)
+    wait_until(lambda: _store_trouble_seen(d) or _found_both(d), timeout=60,
+               what="a batch to run against the deleted store")
     try:
         st = d.call("status")
     except Exception as exc:  # noqa: BLE001
@@ -164,6 +165,24 @@ def test_store_deleted_while_stopped_is_rebuilt(git_repo, daemon, tmp_path):
     assert repo_info(st, git_repo.path)["files"] == 50
     d2.stop()
     assert_matches_fresh(d2.home, git_repo.path, tmp_path)
+
+
+def _store_trouble_seen(d) -> bool:
+    """A batch has run against the broken store: it failed (logged) or status says error."""
+    if "batch failed" in d.output():
+        return True
+    try:
+        return d.call("status")["state"] == "error"
+    except Exception:  # noqa: BLE001 - an error answer is a report too
+        return True
+
+
+def _found_both(d) -> bool:
+    try:
+        found = {h["symbol"] for h in d.call("search", query="alpha one beta two")["results"]}
+    except Exception:  # noqa: BLE001 - not healed (yet)
+        return False
+    return {"alpha_one", "beta_two"} <= found
 
 
 def _rm_store(home: Path) -> None:
@@ -215,7 +234,9 @@ def _collect_messages(d2) -> str:
             time.sleep(0.1)
     messages = []
     if up:
-        time.sleep(2.0)     # a few write attempts
+        # Until the restart's write has been tried against the garbled store.
+        wait_until(lambda: _store_trouble_seen(d2) or d2.proc.poll() is not None, timeout=60,
+                   what="a write attempt on the corrupted store")
         for method, params in (("status", {}), ("search", {"query": "fn_1_1"})):
             try:
                 res = d2.call(method, **params)
