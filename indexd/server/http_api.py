@@ -648,12 +648,12 @@ RPC_PARAMS: dict[str, dict] = {
         "target": {"type": "string", "description": "path, path::Symbol or 'a -> b'"},
         "text": {"type": "string", "minLength": 1}, "author": _STR}},
     "annotations": {"type": "object", "properties": {"path": _STR}},
-    "realm.add": {"type": "object", "required": ["realm", "paths"], "properties": {
-        "realm": _STR, "paths": _STRS}},
-    "realm.remove": {"type": "object", "required": ["realm"], "properties": {
     "skipped": {"type": "object", "properties": {
         "realm": _STR, "limit": {"type": "integer", "minimum": 1, "maximum": 100000,
                                  "default": 1000, "description": "paths listed per repo"}}},
+    "realm.add": {"type": "object", "required": ["realm", "paths"], "properties": {
+        "realm": _STR, "paths": _STRS}},
+    "realm.remove": {"type": "object", "required": ["realm"], "properties": {
         "realm": _STR, "paths": _STRS}},
     "realm.list": {"type": "object", "properties": {}},
     "reindex": {"type": "object", "properties": {
@@ -678,10 +678,10 @@ RPC_SUMMARIES = {
     "graph.export": "The relationship graph as text (json, dot, ...)",
     "annotate": "Attach a note to a file, symbol or edge",
     "annotations": "Notes, for one path or all",
+    "skipped": "Files withheld from the index, or indexed with secrets masked, with reasons",
     "reindex": "Queue files, a realm or everything for re-indexing",
     "subscribe": "Status notifications (socket only)",
     "shutdown": "Stop the daemon",
-    "skipped": "Files withheld from the index, or indexed with secrets masked, with reasons",
 }
 
 
