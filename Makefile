@@ -31,6 +31,7 @@ bench: install
 	$(PY) -m pip install -q -e '.[bench]'
 	$(PY) bench/index_cold.py
 	$(PY) bench/ast_agreement.py
+	$(PY) bench/hostile_parse.py
 	$(PY) bench/impact_quality.py
 	$(PY) bench/impact_latency.py
 	$(PY) bench/search_quality.py
