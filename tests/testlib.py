@@ -27,6 +27,22 @@ def wait_until(predicate, timeout: float = 10.0, interval: float = 0.05, what: s
     raise AssertionError(f"timed out after {timeout}s waiting for {what} (last: {last!r})")
 
 
+def cpu_s(fn, runs: int = 2, min_total_s: float = 0.05) -> float:
+    """CPU seconds per call: the least of a few runs (the one the machine disturbed least),
+    each repeating a fast call until its total is measurable."""
+    best = float("inf")
+    for _ in range(runs):
+        calls, started = 0, time.process_time()
+        while True:
+            fn()
+            calls += 1
+            spent = time.process_time() - started
+            if spent >= min_total_s:
+                break
+        best = min(best, spent / calls)
+    return best
+
+
 class GitRepo:
     """A real repository made with pygit2, with small helpers for tests."""
 

@@ -4,13 +4,12 @@ files through the real daemon, and requests that try to read outside the realms.
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from testlib import settings_with_realm
+from testlib import cpu_s, settings_with_realm
 
 from indexd.errors import RealmError
 from indexd.model import ParseResult
@@ -50,24 +49,13 @@ def check_parse(language: str, text: str) -> ParseResult:
     return result
 
 
-def cpu_per_call(fn, min_total_s: float = 0.05) -> float:
-    """CPU seconds per call, repeating fast calls until the total is measurable."""
-    calls, started = 0, time.process_time()
-    while True:
-        fn()
-        calls += 1
-        spent = time.process_time() - started
-        if spent >= min_total_s:
-            return spent / calls
-
-
 def cost_ratio(language: str, small: str, big: str, runs: int = 2) -> float:
     """CPU of ``big`` over CPU of ``small``, the least of up to ``runs`` measurements
     (a second one only when the first looks superlinear: the noise of a busy machine)."""
     best = float("inf")
     for _ in range(runs):
-        t_small = cpu_per_call(lambda: check_parse(language, small))
-        t_big = cpu_per_call(lambda: check_parse(language, big))
+        t_small = cpu_s(lambda: check_parse(language, small), runs=1)
+        t_big = cpu_s(lambda: check_parse(language, big), runs=1)
         best = min(best, t_big / t_small)
         if best < 3:
             break

@@ -8,30 +8,15 @@ runs, never absolute seconds: they must hold on a busy 2-core machine as on a fa
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
+
+from testlib import cpu_s
 
 from indexd.model import FileRecord
 from indexd.parse import parse_source
 from indexd.parse.markdown import split_lines
 from indexd.store.rows import entry_rows
-
-
-def cpu_s(fn, runs: int = 2, min_total_s: float = 0.05) -> float:
-    """CPU seconds per call: the least of a few runs (the one the machine disturbed least),
-    each repeating a fast call until its total is measurable."""
-    best = float("inf")
-    for _ in range(runs):
-        calls, started = 0, time.process_time()
-        while True:
-            fn()
-            calls += 1
-            spent = time.process_time() - started
-            if spent >= min_total_s:
-                break
-        best = min(best, spent / calls)
-    return best
 
 
 def assert_scales_linearly(make, n: int, language: str, factor: int = 2) -> None:
