@@ -14,7 +14,10 @@ from pathlib import PurePosixPath
 from typing import NamedTuple
 
 EDGE_KINDS = ("imports", "references", "calls", "tests", "documents", "config", "co_change")
-HOWS = ("resolved", "name_match", "link", "git")
+# How an edge was found: resolved (through the file's imports/scopes to a unique
+# definition), inferred (class or type reasoning: self.x, a method of the enclosing
+# class), coverage (observed by a test run), name_match (only a name agrees), git, link.
+HOWS = ("resolved", "inferred", "coverage", "name_match", "link", "git")
 
 
 class Def(NamedTuple):
