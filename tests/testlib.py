@@ -43,6 +43,20 @@ def cpu_s(fn, runs: int = 2, min_total_s: float = 0.05) -> float:
     return best
 
 
+def cost_ratio(small, big, bound: float, rounds: int = 5) -> float:
+    """CPU of ``big()`` over CPU of ``small()``, measured back to back in each round so
+    a busy machine slows both alike; more rounds, and their median, only when the first
+    is not under ``bound`` (complexity bounds on a loaded 2-core machine)."""
+    import statistics
+
+    ratios = []
+    for _ in range(rounds):
+        ratios.append(cpu_s(big, runs=1) / cpu_s(small, runs=1))
+        if ratios[0] < bound:
+            break
+    return statistics.median(ratios)
+
+
 class GitRepo:
     """A real repository made with pygit2, with small helpers for tests."""
 

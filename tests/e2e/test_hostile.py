@@ -4,13 +4,12 @@ files through the real daemon, and requests that try to read outside the realms.
 from __future__ import annotations
 
 import os
-import statistics
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from testlib import cpu_s, settings_with_realm
+from testlib import cost_ratio, settings_with_realm
 
 from indexd.errors import RealmError
 from indexd.model import ParseResult
@@ -48,20 +47,6 @@ def check_parse(language: str, text: str) -> ParseResult:
     assert isinstance(result, ParseResult), type(result)
     assert result.error is None or isinstance(result.error, str), result.error
     return result
-
-
-def cost_ratio(language: str, small: str, big: str, rounds: int = 5) -> float:
-    """CPU of ``big`` over CPU of ``small``, measured back to back in each round (so a
-    busy machine slows both alike); more rounds, and their median, only when the first
-    looks superlinear."""
-    ratios = []
-    for _ in range(rounds):
-        t_small = cpu_s(lambda: check_parse(language, small), runs=1)
-        t_big = cpu_s(lambda: check_parse(language, big), runs=1)
-        ratios.append(t_big / t_small)
-        if ratios[0] < 3:
-            break
-    return statistics.median(ratios)
 
 
 def decode_like_reader(data: bytes) -> str:
@@ -157,7 +142,9 @@ def test_pathological_inputs_bounded(language, kind):
     # Never an exception, and no worse than linear: twice the input, < 3x the CPU. A
     # seconds bound belongs in bench/ (bench/hostile_parse.py), not in a test.
     make, n = PATHOLOGICAL[kind]
-    ratio = cost_ratio(language, make(n // 2), make(n))
+    small, big = make(n // 2), make(n)
+    ratio = cost_ratio(lambda: check_parse(language, small),
+                       lambda: check_parse(language, big), 3)
     assert ratio < 3, f"{language}-{kind}: 2x the input cost {ratio:.1f}x the CPU"
 
 

@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from testlib import cpu_s
+from testlib import cost_ratio, cpu_s
 
 from indexd.model import FileRecord
 from indexd.parse import parse_source
@@ -22,11 +22,11 @@ from indexd.store.rows import entry_rows
 def assert_scales_linearly(make, n: int, language: str, factor: int = 2) -> None:
     """``factor`` x the input must cost < 1.5 x ``factor`` x the CPU (quadratic gives factor²)."""
     small, big = make(n), make(factor * n)
-    t_small = cpu_s(lambda: parse_source(f"f.{language}", small, language))
-    t_big = cpu_s(lambda: parse_source(f"f.{language}", big, language))
-    assert t_big < 1.5 * factor * t_small, (
+    ratio = cost_ratio(lambda: parse_source(f"f.{language}", small, language),
+                       lambda: parse_source(f"f.{language}", big, language), 1.5 * factor)
+    assert ratio < 1.5 * factor, (
         f"{language}: {factor}x the input ({len(small)} -> {len(big)} chars) cost "
-        f"{t_big / t_small:.1f}x the CPU ({t_small:.3f}s -> {t_big:.3f}s)")
+        f"{ratio:.1f}x the CPU")
 
 
 # -- markdown --------------------------------------------------------------------------
