@@ -19,6 +19,7 @@ from pathlib import Path
 from .errors import IndexNotReady, InvalidParams, RealmError
 from .graph.cochange import co_change_edges
 from .graph.graph import Graph
+from .graph.impact import any_truncated, bounded
 from .graph.loader import load_facts, load_file_facts
 from .memory import trim
 
@@ -140,27 +141,31 @@ class Relations:
             kinds = [*kinds, "calls"]
         return list(kinds)
 
-    def impact(self, target: str, depth: int = 3, kinds=None, pending=None) -> dict:
+    def impact(self, target: str, depth: int = 3, kinds=None, pending=None,
+               limit: int | None = 200) -> dict:
         graph = self._ready()
         with self.lock:
             try:
-                return graph.impact(target, depth=depth, kinds=self._kinds(kinds), pending=pending)
+                return graph.impact(target, depth=depth, kinds=self._kinds(kinds), pending=pending,
+                                    limit=limit)
             except KeyError as exc:
                 raise RealmError(_unknown(target, exc)) from None
 
-    def deps(self, target: str, depth: int = 1, kinds=None, pending=None) -> dict:
+    def deps(self, target: str, depth: int = 1, kinds=None, pending=None,
+             limit: int | None = 200) -> dict:
         graph = self._ready()
         with self.lock:
             try:
-                return graph.deps(target, depth=depth, kinds=self._kinds(kinds), pending=pending)
+                return graph.deps(target, depth=depth, kinds=self._kinds(kinds), pending=pending,
+                                  limit=limit)
             except KeyError as exc:
                 raise RealmError(_unknown(target, exc)) from None
 
-    def refs(self, target: str) -> dict:
+    def refs(self, target: str, limit: int | None = 200) -> dict:
         graph = self._ready()
         with self.lock:
             try:
-                return graph.refs(target)
+                return graph.refs(target, limit=limit)
             except KeyError as exc:
                 raise RealmError(_unknown(target, exc)) from None
 
@@ -188,8 +193,11 @@ class Relations:
             except KeyError as exc:
                 raise RealmError(_unknown(scope or "", exc)) from None
 
-    def changes(self, repo: str, since: str | None, depth: int, pending=None) -> dict:
-        """Impact of the uncommitted (or since-REV) diff of one repo."""
+    def changes(self, repo: str, since: str | None, depth: int, pending=None,
+                limit: int | None = 200) -> dict:
+        """Impact of the uncommitted (or since-REV) diff of one repo. Each change's
+        impact is taken whole (limit None) so the merged buckets' totals are real;
+        ``limit`` bounds the merged lists."""
         from .graph.changes import changed_symbols
 
         t0 = time.perf_counter()
@@ -201,7 +209,8 @@ class Relations:
         results, gone, doubts = [], [], []
         for ch in changed:
             try:
-                results.append(self.impact(_change_target(repo, ch), depth=depth, pending=pending))
+                results.append(self.impact(_change_target(repo, ch), depth=depth, pending=pending,
+                                           limit=None))
             except RealmError:
                 # Gone from the working tree, so from the warm graph too: its
                 # dependents come from the committed version below. Anything
@@ -211,10 +220,14 @@ class Relations:
         results += self._impact_of_gone(repo, since, gone, depth, pending, doubts)
         reasons = [r["incomplete_reason"] for r in results if r.get("incomplete_reason")] + doubts
         unresolved = [u for r in results for u in r.get("unresolved", [])]
-        return {"repo": repo, "since": since, "changed": changed, **_merge_impacts(results),
+        lists = _merge_impacts(results, limit) | bounded("unresolved", unresolved, 50)
+        # each answer listed its first 50 unresolved: the total is the sum of theirs
+        lists["unresolved_total"] = sum(r.get("unresolved_total", 0) for r in results)
+        lists["unresolved_truncated"] = lists["unresolved_total"] > len(lists["unresolved"])
+        return {"repo": repo, "since": since, "changed": changed, **lists,
                 "complete": all(r["complete"] for r in results) and not doubts,
                 "incomplete_reason": "; ".join(dict.fromkeys(reasons)) or None,
-                "unresolved": unresolved[:50],
+                "limit": limit, "truncated": any_truncated(lists),
                 "took_ms": round((time.perf_counter() - t0) * 1000, 2)}
 
     def _impact_of_gone(self, repo: str, since: str | None, gone: list[dict], depth: int,
@@ -239,7 +252,8 @@ class Relations:
                 for realm in realms:
                     facts = committed_facts(realm, repo, path, text)
                     with self.lock:
-                        got = self._ready().impact_as_committed(facts, targets, depth, pending)
+                        got = self._ready().impact_as_committed(facts, targets, depth, pending,
+                                                                limit=None)
                     out += [r for r in got.values() if r is not None]
                     doubts += [f"cannot tell what used {t}: not in the committed version"
                                for t, r in got.items() if r is None]
@@ -259,8 +273,9 @@ def _change_target(repo: str, ch: dict) -> str:
     return f"{repo}/{ch['path']}" + (f"::{ch['symbol']}" if ch.get("symbol") else "")
 
 
-def _merge_impacts(results: list[dict]) -> dict[str, list]:
-    """Buckets of several impact answers, each item at its best score."""
+def _merge_impacts(results: list[dict], limit: int | None = None) -> dict:
+    """Buckets of several (whole) impact answers, each item at its best score, the
+    first ``limit`` of each with its counts (``bounded``)."""
     merged: dict[str, dict] = {"affected": {}, "tests": {}, "docs": {}}
     for res in results:
         for bucket, best in merged.items():
@@ -268,7 +283,11 @@ def _merge_impacts(results: list[dict]) -> dict[str, list]:
                 key = (item["repo"], item["path"], item.get("symbol"))
                 if key not in best or item["score"] > best[key]["score"]:
                     best[key] = item
-    return {b: sorted(v.values(), key=lambda i: (-i["score"], i["path"])) for b, v in merged.items()}
+    out: dict = {}
+    for b, v in merged.items():
+        rows = sorted(v.values(), key=lambda i: (-i["score"], i["path"]))
+        out |= bounded(b, rows, limit, [i["distance"] for i in rows])
+    return out
 
 
 def _unknown(target: str, exc: KeyError) -> str:

@@ -30,6 +30,12 @@ def _json_flag(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="machine-readable output")
 
 
+def _limit_flag(p: argparse.ArgumentParser) -> None:
+    # None: the daemon's default (200); it checks the bound (1..10000) and says so
+    p.add_argument("--limit", type=int, help="items per list (default 200, at most 10000); "
+                   "the answer says how many exist")
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="indexctl", description="Query and control the indexd daemon.")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -80,19 +86,23 @@ def _parser() -> argparse.ArgumentParser:
     im.add_argument("target")
     im.add_argument("--depth", type=int, default=3)
     im.add_argument("--kinds", help="imports,references,tests,documents,config,co_change")
+    _limit_flag(im)
     _json_flag(im)
     de = sub.add_parser("deps", help="what TARGET depends on")
     de.add_argument("target")
     de.add_argument("--depth", type=int, default=1)
     de.add_argument("--kinds")
+    _limit_flag(de)
     _json_flag(de)
     rf = sub.add_parser("refs", help="references to one symbol: path::Qualified.name")
     rf.add_argument("target")
+    _limit_flag(rf)
     _json_flag(rf)
     ch = sub.add_parser("changes", help="impact of the uncommitted (or since REV) git diff")
     ch.add_argument("repo", nargs="?", default=".")
     ch.add_argument("--since", help="a git revision (default: HEAD, i.e. staged + unstaged)")
     ch.add_argument("--depth", type=int, default=2)
+    _limit_flag(ch)
     _json_flag(ch)
     gr = sub.add_parser("graph", help="export the relationship graph")
     gsub = gr.add_subparsers(dest="graph_cmd", required=True)
@@ -211,14 +221,15 @@ def dispatch(args) -> int:
                   "wait": args.wait}
         return _emit(args, call(settings, "reindex", params), render.generic)
     if args.cmd in ("impact", "deps", "refs"):
-        params = {"target": _abs_target(args.target)}
+        params = {"target": _abs_target(args.target), "limit": args.limit}
         if args.cmd != "refs":
             params |= {"depth": args.depth, "kinds": args.kinds}
         result = call(settings, args.cmd, {k: v for k, v in params.items() if v is not None})
         _emit(args, result, getattr(render, args.cmd))
         return EXIT_OK
     if args.cmd == "changes":
-        params = {"repo": str(Path(args.repo).resolve()), "since": args.since, "depth": args.depth}
+        params = {"repo": str(Path(args.repo).resolve()), "since": args.since, "depth": args.depth,
+                  "limit": args.limit}
         result = call(settings, "changes", {k: v for k, v in params.items() if v is not None})
         _emit(args, result, render.changes)
         return EXIT_OK

@@ -166,31 +166,57 @@ def _via(via: list) -> str:
                        for v in via)
 
 
+def _more(result: dict, name: str, shown: int, distance=None, indent: str = "  ") -> None:
+    """'… and N more' when the answer holds fewer than exist (the daemon's limit)."""
+    total = (result.get(f"{name}_by_distance", {}).get(str(distance), shown)
+             if distance is not None else result.get(f"{name}_total", shown))
+    if total > shown:
+        at = f" at distance {distance}" if distance is not None else ""
+        print(dim(f"{indent}… and {total - shown} more{at}; --limit N for more (up to 10000)"))
+
+
+def _counted(result: dict, name: str, shown: int) -> str:
+    total = result.get(f"{name}_total", shown)
+    return f"{shown}" if total == shown else f"{shown} of {total}"
+
+
+def _distances(result: dict, name: str, items: list) -> list[int]:
+    return sorted({i["distance"] for i in items}
+                  | {int(d) for d in result.get(f"{name}_by_distance", {})})
+
+
 def impact(result: dict) -> None:
     print(_c("1", f"impact of {result['target']}") + dim(f"  ({result.get('took_ms', 0)} ms)"))
     if not result.get("complete", True):
         print(_c("33", f"incomplete: {result.get('incomplete_reason')}"))
     for bucket in ("affected", "tests", "docs"):
         items = result.get(bucket) or []
-        if not items:
+        if not items and not result.get(f"{bucket}_total"):
             continue
-        print(_c("1", f"{bucket} ({len(items)})"))
-        for distance in sorted({i["distance"] for i in items}):
+        print(_c("1", f"{bucket} ({_counted(result, bucket, len(items))})"))
+        for distance in _distances(result, bucket, items):
             print(dim(f"  distance {distance}"))
-            for i in (x for x in items if x["distance"] == distance):
+            group = [x for x in items if x["distance"] == distance]
+            for i in group:
                 score = f"score {i['score']:.3f} conf {i['confidence']:.2f}"
                 print(f"    {_c('35', _where(i))} {dim(score)}")
                 if i.get("via"):
                     print("      " + dim(_via(i["via"])))
+            _more(result, bucket, len(group), distance, indent="    ")
     unresolved = result.get("unresolved") or []
     if unresolved:
-        print(dim(f"{len(unresolved)} unresolved references may also reach it (see --json)"))
+        count = result.get("unresolved_total", len(unresolved))
+        print(dim(f"{count} unresolved references may also reach it (see --json)"))
 
 
 def deps(result: dict) -> None:
     print(_c("1", f"dependencies of {result['target']}"))
-    for d in result.get("deps", []):
-        print(f"  {d['distance']} {_c('35', _where(d))} {dim(d.get('kind', ''))}")
+    items = result.get("deps", [])
+    for distance in _distances(result, "deps", items):
+        group = [d for d in items if d["distance"] == distance]
+        for d in group:
+            print(f"  {d['distance']} {_c('35', _where(d))} {dim(d.get('kind', ''))}")
+        _more(result, "deps", len(group), distance)
     for e in result.get("external", []):
         print(dim(f"  external: {e.get('name')} (line {e.get('line')})"))
 
@@ -199,6 +225,7 @@ def refs(result: dict) -> None:
     print(_c("1", f"references to {result['target']}"))
     for r in result.get("refs", []):
         print(f"  {r['path']}:{r['line']} {_c('36', r['kind'])} {r.get('symbol') or ''} {dim(r['how'])}")
+    _more(result, "refs", len(result.get("refs", [])))
 
 
 def changes(result: dict) -> None:

@@ -23,7 +23,7 @@ from contextlib import contextmanager
 
 from . import export as _export
 from .edges import FileResult, file_edges
-from .impact import combined, item, rank, walk
+from .impact import any_truncated, bounded, combined, item, rank, walk
 from .model import Edge, FileFacts, is_test_path, repo_name
 from .packed import Packed
 from .resolve import RealmIndex
@@ -324,16 +324,19 @@ class Graph:
         out = {}
         for name, rows in buckets.items():
             rows.sort()
+            out |= bounded(name, rows, limit, [r[1] for r in rows])
+            # only the rows shown become items: a hub's thousands stay cheap
             out[name] = [item(r[-1], visits[r[-1]], scores.get(r[-1], 0.0),
-                              self._node_kind(r[-1])) for r in rows[:limit or len(rows)]]
+                              self._node_kind(r[-1])) for r in out[name]]
+        out |= self._unresolved_for(seeds)
         files = seed_files | {n[:3] for n in visits}
         complete, reason = self._completeness(files, pending)
         return {"target": target, "took_ms": round((time.perf_counter() - t0) * 1000, 2),
                 "complete": complete, "incomplete_reason": reason, **out,
-                "unresolved": self._unresolved_for(seeds)}
+                "limit": limit, "truncated": any_truncated(out)}
 
     def impact_as_committed(self, facts: FileFacts, targets: list[str], depth: int = 2,
-                            pending=None) -> dict[str, dict | None]:
+                            pending=None, limit: int | None = None) -> dict[str, dict | None]:
         """Impact of symbols (or the file) as ``facts`` - a file's committed version -
         had them: for deleted and renamed symbols, which the graph, following the
         working tree, no longer knows. The file's facts are swapped in, queried
@@ -346,7 +349,7 @@ class Graph:
             out: dict[str, dict | None] = {}
             for target in targets:
                 try:
-                    out[target] = self.impact(target, depth=depth, pending=pending)
+                    out[target] = self.impact(target, depth=depth, pending=pending, limit=limit)
                 except KeyError:
                     out[target] = None
             return out
@@ -357,7 +360,8 @@ class Graph:
                 self.update_file(current)
 
     @_gc_paused()
-    def deps(self, target: str, depth: int = 1, kinds=None, pending=None) -> dict:
+    def deps(self, target: str, depth: int = 1, kinds=None, pending=None,
+             limit: int | None = 200) -> dict:
         """What ``target`` depends on: forward walk."""
         t0 = time.perf_counter()
         seeds = self.resolve_target(target)
@@ -370,11 +374,12 @@ class Graph:
                     for u in self.results.get(s[:3], FileResult()).unresolved if u["kind"] == "import"]
         complete, reason = self._completeness({s[:3] for s in seeds} | {n[:3] for n in visits},
                                               pending)
+        out = bounded("deps", deps, limit, [d["distance"] for d in deps])
         return {"target": target, "took_ms": round((time.perf_counter() - t0) * 1000, 2),
-                "complete": complete, "incomplete_reason": reason, "deps": deps,
-                "external": external}
+                "complete": complete, "incomplete_reason": reason, **out,
+                "external": external, "limit": limit, "truncated": any_truncated(out)}
 
-    def refs(self, target: str) -> dict:
+    def refs(self, target: str, limit: int | None = 200) -> dict:
         """Every edge into one symbol (or file), with its evidence."""
         seeds = self.resolve_target(target)
         rows = []
@@ -384,7 +389,8 @@ class Graph:
                              "symbol": e.src_symbol, "kind": e.kind, "line": e.line,
                              "how": e.how, "weight": e.weight})
         rows.sort(key=lambda r: (r["how"] != "resolved", -r["weight"], r["path"], r["line"]))
-        return {"target": target, "refs": rows, "unresolved": self._unresolved_for(seeds)}
+        out = bounded("refs", rows, limit) | self._unresolved_for(seeds)
+        return {"target": target, **out, "limit": limit, "truncated": any_truncated(out)}
 
     def related(self, path: str, symbol: str | None = None, limit: int = 5) -> list[dict]:
         """A few strongest neighbours of a file or symbol, both directions."""
@@ -422,8 +428,9 @@ class Graph:
                          or (e.realm, e.dst_repo, e.dst_path) in keys]
         return _export.export(edges, fmt)
 
-    def _unresolved_for(self, seeds, limit: int = 50) -> list[dict]:
-        """References that might reach the target but could not be tied to it."""
+    def _unresolved_for(self, seeds, limit: int = 50) -> dict:
+        """References that might reach the target but could not be tied to it: the
+        first ``limit``, with how many there are (``bounded``)."""
         names, modules = set(), set()
         for realm, repo, path, symbol in seeds:
             f = self.facts[(realm, repo, path)]
@@ -443,6 +450,4 @@ class Graph:
                     last = u["name"].replace(":", ".").replace("/", ".").rsplit(".", 1)[-1]
                     if u["kind"] == kind and (u["name"] == key[1] or last == key[1]):
                         out.append({"realm": src[0], "repo": src[1], "path": src[2], **u})
-                        if len(out) >= limit:
-                            return out
-        return out
+        return bounded("unresolved", out, limit)

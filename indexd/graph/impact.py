@@ -120,3 +120,22 @@ def symbol_matches(wanted: str | None, symbol: str | None) -> bool:
     if wanted is None:
         return True
     return symbol is not None and (symbol == wanted or symbol.startswith(wanted + "."))
+
+
+def bounded(name: str, rows: list, limit: int | None, distances=None) -> dict:
+    """``rows[:limit]`` as ``name``, next to how many exist (``name_total``) and
+    whether some were cut (``name_truncated``); with ``distances`` (one per row)
+    how many exist at each distance too, so a reader can say what was left out
+    of each group. ``limit`` None: all."""
+    shown = rows if limit is None else rows[:limit]
+    out = {name: shown, f"{name}_total": len(rows), f"{name}_truncated": len(shown) < len(rows)}
+    if distances is not None:
+        counts: dict[str, int] = {}
+        for d in sorted(distances):
+            counts[str(d)] = counts.get(str(d), 0) + 1
+        out[f"{name}_by_distance"] = counts
+    return out
+
+
+def any_truncated(answer: dict) -> bool:
+    return any(v is True for k, v in answer.items() if k.endswith("_truncated"))

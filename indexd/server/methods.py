@@ -25,6 +25,10 @@ from ..realms import add_repos, list_realms, locate, remove_repos
 PROTOCOL_VERSION = 1
 REALM_APPLY_WAIT_S = 30     # realm add/remove answer once the worker applied them
 STATUS_COUNTS = ("indexed", "skipped", "failed")
+# Items per list in impact/deps/refs/changes answers; each list says its total
+# and whether it was cut, so the bound hides nothing (docs/protocol.md).
+LIST_LIMIT = 200
+LIST_LIMIT_MAX = 10_000
 
 
 class Methods:
@@ -193,14 +197,15 @@ class Methods:
     async def impact(self, params, conn) -> dict:
         target = _target(params)
         return await self._graph("impact", target=target, depth=_int(params, "depth", 3, 1, 10),
-                                 kinds=_kinds(params))
+                                 kinds=_kinds(params), limit=_limit(params))
 
     async def deps(self, params, conn) -> dict:
         return await self._graph("deps", target=_target(params),
-                                 depth=_int(params, "depth", 1, 1, 10), kinds=_kinds(params))
+                                 depth=_int(params, "depth", 1, 1, 10), kinds=_kinds(params),
+                                 limit=_limit(params))
 
     async def refs(self, params, conn) -> dict:
-        return await self._graph("refs", target=_target(params))
+        return await self._graph("refs", target=_target(params), limit=_limit(params))
 
     async def changes(self, params, conn) -> dict:
         repo = params.get("repo") or "."
@@ -211,7 +216,7 @@ class Methods:
         if since is not None and not isinstance(since, str):
             raise InvalidParams("since must be a git revision string")
         return await self._graph("changes", repo=root, since=since,
-                                 depth=_int(params, "depth", 2, 1, 10))
+                                 depth=_int(params, "depth", 2, 1, 10), limit=_limit(params))
 
     async def graph_export(self, params, conn) -> dict:
         fmt = params.get("format", "json")
@@ -339,6 +344,10 @@ def _kinds(params: dict):
     if isinstance(kinds, list) and all(isinstance(k, str) for k in kinds):
         return kinds
     raise InvalidParams("kinds must be a list of strings or a comma-separated string")
+
+
+def _limit(params: dict) -> int:
+    return _int(params, "limit", LIST_LIMIT, 1, LIST_LIMIT_MAX)
 
 
 def _int(params: dict, name: str, default: int, lo: int, hi: int) -> int:

@@ -27,8 +27,11 @@ def setup(tree):
 def test_shape_distance_and_scores(setup):
     repo, g = setup
     res = g.impact("lib/base.py", depth=3)
-    assert set(res) == {"target", "took_ms", "complete", "incomplete_reason", "affected",
-                        "tests", "docs", "unresolved"}
+    lists = ("affected", "tests", "docs")
+    assert set(res) == {"target", "took_ms", "complete", "incomplete_reason", "unresolved",
+                        "unresolved_total", "unresolved_truncated", "limit", "truncated",
+                        *lists, *(f"{b}_{x}" for b in lists
+                                  for x in ("total", "truncated", "by_distance"))}
     for it in res["affected"] + res["tests"]:
         assert set(it) == ITEM_KEYS
         assert 0 < it["score"] <= 1 and 0 < it["confidence"] <= 1
