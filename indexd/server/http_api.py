@@ -513,7 +513,7 @@ def search_params(body: dict) -> dict:
 
 
 def impact_params(body: dict) -> dict:
-    known = {"target", "depth", "kinds"}
+    known = {"target", "depth", "kinds", "limit"}
     unknown = set(body) - known
     if unknown:
         raise InvalidParams(f"unknown impact fields: {', '.join(sorted(unknown))}",
@@ -533,6 +533,8 @@ def impact_params(body: dict) -> dict:
                 isinstance(kinds, list) and all(isinstance(k, str) for k in kinds)):
             raise InvalidParams("kinds must be a list of strings (or one comma-separated string)")
         params["kinds"] = kinds
+    if body.get("limit") is not None:
+        params["limit"] = body["limit"]     # the method checks its type and bound
     return params
 
 
@@ -607,6 +609,9 @@ _KINDS = {"oneOf": [{"type": "string", "description": "comma-separated edge kind
                      if EDGE_KINDS else _STR}]}
 
 # Named params of each method (the rpc/{method} bodies).
+_LIMIT = {"type": "integer", "minimum": 1, "maximum": 10000, "default": 200,
+          "description": "items per list; each list has <list>_total and <list>_truncated"}
+
 RPC_PARAMS: dict[str, dict] = {
     "initialize": {"type": "object", "properties": {}, "additionalProperties": True},
     "search": {"type": "object", "required": ["query"], "additionalProperties": False,
@@ -631,17 +636,18 @@ RPC_PARAMS: dict[str, dict] = {
     "impact": {"type": "object", "required": ["target"], "properties": {
         "target": {"type": "string", "minLength": 1, "description": "path or path::Qualified.name"},
         "depth": {"type": "integer", "minimum": 1, "maximum": 10, "default": 3},
-        "kinds": _KINDS}},
+        "kinds": _KINDS, "limit": _LIMIT}},
     "deps": {"type": "object", "required": ["target"], "properties": {
         "target": {"type": "string", "minLength": 1},
         "depth": {"type": "integer", "minimum": 1, "maximum": 10, "default": 1},
-        "kinds": _KINDS}},
+        "kinds": _KINDS, "limit": _LIMIT}},
     "refs": {"type": "object", "required": ["target"], "properties": {
-        "target": {"type": "string", "minLength": 1}}},
+        "target": {"type": "string", "minLength": 1}, "limit": _LIMIT}},
     "changes": {"type": "object", "properties": {
         "repo": {"type": "string", "description": "a path inside a realm (default '.')"},
         "since": {"type": "string", "description": "git revision"},
-        "depth": {"type": "integer", "minimum": 1, "maximum": 10, "default": 2}}},
+        "depth": {"type": "integer", "minimum": 1, "maximum": 10, "default": 2},
+        "limit": _LIMIT}},
     "graph.export": {"type": "object", "properties": {
         "format": {"type": "string", "default": "json"}, "scope": _STR}},
     "annotate": {"type": "object", "required": ["target", "text"], "properties": {
@@ -727,7 +733,7 @@ def _schemas() -> dict:
                                                     "description": "path or path::Qualified.name"},
                                          "depth": {"type": "integer", "minimum": 1, "maximum": 10,
                                                    "default": 3},
-                                         "kinds": _KINDS}},
+                                         "kinds": _KINDS, "limit": _LIMIT}},
         "ImpactResult": _OBJ,
         "StatusResult": {"type": "object", "additionalProperties": True, "properties": {
             "daemon": {"type": "object", "nullable": True, "additionalProperties": True},

@@ -77,3 +77,17 @@ def test_refs_impact_changes_say_how_many_exist(tmp_path, daemon):
     out = run_cli("changes", str(repo.path), "--depth", "1", "--limit", "20", env=d.env,
                   check=True).stdout
     assert re.search(r"… and \d+ more at distance 1", out)
+
+
+def test_the_http_schemas_know_the_limit():
+    """The OpenAPI tables and the REST /impact door take the same bounded limit
+    the methods check (the REST route refused 'limit' as an unknown field)."""
+    from indexd.server.http_api import RPC_PARAMS, _schemas, impact_params
+    from indexd.server.methods import LIST_LIMIT, LIST_LIMIT_MAX
+
+    for method in ("impact", "deps", "refs", "changes"):
+        limit = RPC_PARAMS[method]["properties"]["limit"]
+        assert (limit["minimum"], limit["maximum"], limit["default"]) == (
+            1, LIST_LIMIT_MAX, LIST_LIMIT), method
+    assert _schemas()["ImpactRequest"]["properties"]["limit"]["maximum"] == LIST_LIMIT_MAX
+    assert impact_params({"target": "a.py", "limit": 7}) == {"target": "a.py", "limit": 7}
