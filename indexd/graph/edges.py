@@ -8,9 +8,14 @@ file on save. Each result also lists the index keys it depended on
 appears, disappears or changes its definitions.
 
 Names are resolved through the file's own imports first (how "resolved"):
-names imported from a resolved module, the file's own definitions, then
-definitions in files it imports. Otherwise a realm-wide name match (how
-"name_match") weighted like Aider's repo map: short names x0.1, names
+names imported from a resolved module, the file's own definitions, then (Python)
+``m.name`` where ``m`` is an imported module, ``C.name`` where ``C`` is an
+imported or local class, and names of star-imported modules. ``self.x()``-like
+uses of a method of the file's own classes are "inferred" (the receiver is not
+checked). Python never counts a name as resolved just because some imported
+module defines it. Other languages still resolve against definitions in the
+files they import or share a package with. Otherwise a realm-wide name match
+(how "name_match") weighted like Aider's repo map: short names x0.1, names
 defined in many files x0.1, ``_private`` x0.3, long snake/camel names x2.
 Co-change edges come from git (``cochange``), not from here.
 """
@@ -74,8 +79,8 @@ def file_edges(index: RealmIndex, f: FileFacts) -> FileResult:
     if f.lang == "markdown":
         _doc_edges(index, f, res)
     else:
-        imported, files = _import_edges(index, f, res)
-        _ref_edges(index, f, imported, files, res)
+        scope = _import_edges(index, f, res)
+        _ref_edges(index, f, scope, res)
         _config_edges(index, f, res)
         if is_test_path(f.path):
             _test_edges(f, res)
@@ -94,12 +99,22 @@ def _spec_keys(spec: str) -> set[tuple]:
     return {("module", posixpath.splitext(p)[0]) for p in parts[-3:]}
 
 
-def _import_edges(index, f, res):
-    """Import edges; returns (name -> [(repo, path, qualname|None)], imported files)."""
+@dataclass
+class Scope:
+    """What a file's imports bind: names, modules (by the name they are bound to),
+    the files imported, the files star-imported."""
+    imported: dict = field(default_factory=lambda: defaultdict(list))
+    files: set = field(default_factory=set)
+    modules: dict = field(default_factory=dict)     # bound name -> (repo, path)
+    star: set = field(default_factory=set)
+
+
+def _import_edges(index, f, res) -> Scope:
+    """Import edges; returns the file's Scope."""
     from .resolve_langs import scope_files
 
-    imported: dict[str, list[tuple]] = defaultdict(list)
-    files: set[tuple[str, str]] = set(scope_files(index, f))
+    scope = Scope(files=set(scope_files(index, f)))
+    imported, files = scope.imported, scope.files
     seen: set[tuple] = set()
     for t in resolve_imports(index, f):
         res.wants |= _spec_keys(t.spec)
@@ -110,6 +125,7 @@ def _import_edges(index, f, res):
                                    f"{t.spec}:{t.name}", "line": t.line, "reason": "external"})
             continue
         files.add((t.repo, t.path))
+        _bind_module(scope, t)
         if (t.repo, t.path) not in seen and (t.repo, t.path) != (f.repo, f.path):
             seen.add((t.repo, t.path))
             res.edges.append(_edge(f, "imports", None, t.repo, t.path, None, t.line, "resolved"))
@@ -121,46 +137,103 @@ def _import_edges(index, f, res):
                                        t.line, "resolved"))
             if t.def_at:
                 res.wants.add(("path", *t.def_at))
-    return imported, files
+    return scope
+
+
+def _bind_module(scope: Scope, t) -> None:
+    """``import m`` binds m; ``from pkg import m`` binds m when m is a module file."""
+    if t.name is None and "." not in t.spec:
+        scope.modules[t.spec] = (t.repo, t.path)
+    elif t.name == "*":
+        scope.star.add((t.repo, t.path))
+    elif t.name and t.symbol is None:
+        stem = posixpath.splitext(posixpath.basename(t.path))[0]
+        if stem == t.name or t.path.endswith(f"{t.name}/__init__.py"):
+            scope.modules[t.name] = (t.repo, t.path)
 
 
 # --- references and calls ----------------------------------------------------
 
 def _unique_refs(f: FileFacts):
-    """One reference per (name, line, scope); a call wins over an attribute use."""
-    best: dict[tuple, str] = {}
+    """One reference per (name, line, scope); a call wins over an attribute use, and
+    keeps the attribute's receiver (``obj`` of ``obj.name``, in ``module``)."""
+    best: dict[tuple, tuple[str, str | None]] = {}
     for r in f.refs_of(*REF_KINDS):
         key = (r.name, r.line, r.scope)
-        if key not in best or r.kind == "call":
-            best[key] = r.kind
-    return [(kind, name, line, scope) for (name, line, scope), kind in best.items()]
+        kind, receiver = best.get(key, (None, None))
+        if r.kind == "attribute" and r.module:
+            receiver = receiver or r.module
+        best[key] = (r.kind if kind is None or r.kind == "call" else kind, receiver)
+    return [(kind, name, line, scope, receiver)
+            for (name, line, scope), (kind, receiver) in best.items()]
 
 
 def _code_defs(index, repo, path, name):
     return [d for d in index.defs_named(repo, path, name) if d.kind not in DOC_KINDS]
 
 
-def _ref_edges(index, f, imported, files, res) -> None:
+def _ref_edges(index, f, scope: Scope, res) -> None:
     """One edge per (kind, source symbol, target); the first line is the evidence."""
     local = defaultdict(list)
     for d in f.defs:
         if d.kind not in DOC_KINDS:
             local[d.name].append(d.qualname)
-    cache: dict[str, tuple[str, list]] = {}
+    cache: dict[tuple, tuple[str, list]] = {}
     seen: set[tuple] = set()
-    for kind, name, line, scope in sorted(_unique_refs(f), key=lambda r: r[2]):
-        if name not in cache:
+    for kind, name, line, scope_sym, receiver in sorted(_unique_refs(f), key=lambda r: r[2]):
+        if (name, receiver) not in cache:
             res.wants.add(("name", name))
-            hits = _resolved_targets(index, f, name, imported, files, local)
-            cache[name] = ("resolved", [(h, 1.0) for h in hits]) if hits else \
+            if f.lang == "python":
+                how, hits = _python_targets(index, f, name, receiver, scope, local)
+            else:
+                how, hits = "resolved", _resolved_targets(index, f, name, scope.imported,
+                                                          scope.files, local)
+            cache[(name, receiver)] = (how, [(h, 1.0) for h in hits]) if hits else \
                 _name_match(index, f, name, line, res)
-        how, hits = cache[name]
+        how, hits = cache[(name, receiver)]
         ekind = REF_KINDS[kind]
         for (repo, path, sym), w in hits:
-            key = (ekind, scope, repo, path, sym)
-            if key not in seen and (repo, path, sym) != (f.repo, f.path, scope):
+            key = (ekind, scope_sym, repo, path, sym)
+            if key not in seen and (repo, path, sym) != (f.repo, f.path, scope_sym):
                 seen.add(key)
-                res.edges.append(_edge(f, ekind, scope, repo, path, sym, line, how, w))
+                res.edges.append(_edge(f, ekind, scope_sym, repo, path, sym, line, how, w))
+
+
+def _python_targets(index, f, name, receiver, scope: Scope, local) -> tuple[str, list]:
+    """(how, [(repo, path, qualname)]) for a Python use of ``name``; ([]) when only a
+    name would agree (the caller then tries a weighted realm-wide name match)."""
+    if receiver is not None:
+        return "resolved", _receiver_targets(index, f, name, receiver, scope, local)
+    if name in scope.imported:
+        hits = _resolved_targets(index, f, name, scope.imported, set(), {})
+        if hits:
+            return "resolved", hits
+    own = local.get(name, [])
+    top = [q for q in own if q == name]
+    if top:
+        return "resolved", [(f.repo, f.path, q) for q in top]
+    if own:     # a method of this file's classes: self.x(), cls.x() or an unknown chain
+        return "inferred", [(f.repo, f.path, q) for q in own]
+    return "resolved", [(repo, path, d.qualname) for repo, path in sorted(scope.star)
+                        for d in _code_defs(index, repo, path, name) if d.qualname == name]
+
+
+def _receiver_targets(index, f, name, receiver, scope: Scope, local) -> list[tuple]:
+    """``receiver.name``: an imported module's top-level name, or a method/attribute of
+    an imported or local class. An unknown receiver (a variable) gives none."""
+    from .resolve import _py_definer
+
+    if receiver in scope.modules:
+        repo, path = scope.modules[receiver]
+        found = _py_definer(index, repo, path, name)
+        if found is not None:
+            (d_repo, d_path), qual = found
+            return [(d_repo, d_path, qual)]
+        return []
+    classes = [(repo, path, sym) for repo, path, sym in scope.imported.get(receiver, ()) if sym]
+    classes += [(f.repo, f.path, q) for q in local.get(receiver, [])]
+    return [(repo, path, d.qualname) for repo, path, sym in classes
+            for d in _code_defs(index, repo, path, name) if d.qualname == f"{sym}.{name}"]
 
 
 def _resolved_targets(index, f, name, imported, files, local) -> list[tuple]:

@@ -25,8 +25,10 @@ Node = tuple  # (realm, repo, path, symbol | None)
 
 
 def confidence(e: Edge) -> float:
-    if e.how == "resolved":
+    if e.how in ("resolved", "coverage"):
         return 1.0
+    if e.how == "inferred":     # class reasoning without checking the receiver
+        return 0.7
     if e.how == "name_match":
         return min(1.0, 0.3 * e.weight)
     if e.how == "git":

@@ -5,7 +5,7 @@
 ;                          as python.scm's module reference, so the graph can
 ;                          tell `from m import x` apart from `import m`)
 ;   reference.import       each name a `from` statement imports, @module = m
-;   reference.attribute    `obj.name` uses (not `self.x`)
+;   reference.attribute    `obj.name` uses (not `self.x`), @module = obj (the receiver)
 ;   reference.type         base classes and annotations
 ;   reference.config       env vars and string keys of settings-like objects
 
@@ -24,10 +24,10 @@
   name: (dotted_name) @name) @reference.import
 
 (attribute
-  object: (identifier) @_obj
+  object: (identifier) @module
   attribute: (identifier) @name
-  (#not-eq? @_obj "self")
-  (#not-eq? @_obj "cls")) @reference.attribute
+  (#not-eq? @module "self")
+  (#not-eq? @module "cls")) @reference.attribute
 
 (class_definition
   superclasses: (argument_list [

@@ -1,0 +1,68 @@
+"""Issue 11 part 1: an edge is `resolved` only when the file's imports or scopes lead
+to the definition; a name that merely agrees is a `name_match`, however many modules
+the file imports; class reasoning (`self.x()` to a method of the enclosing class) is
+`inferred`. The cases are the ones users hit: `requests.get(url)` was "resolved" to
+`cache.get` because the file imports `cache`; `s.encode()` on a string to a nested
+`encode` of an imported module."""
+
+from __future__ import annotations
+
+import pytest
+from graph_helpers import build
+
+FILES = {
+    "pkg/__init__.py": "",
+    "pkg/cache.py": "def get(key):\n    return key\n\n\ndef helpers():\n"
+                    "    def encode(text):\n        return text\n    return encode\n",
+    "pkg/models.py": ("class User:\n    def create(self):\n        return User()\n\n"
+                      "    def save(self):\n        return self.create()\n"),
+    "pkg/client.py": ("import requests\nfrom pkg import cache\nfrom pkg.models import User\n"
+                      "import pkg.cache\n\n\n"
+                      "def fetch(url):\n    return requests.get(url)\n\n\n"
+                      "def cached(key):\n    return cache.get(key)\n\n\n"
+                      "def shout(s):\n    return s.encode()\n\n\n"
+                      "def make():\n    return User.create()\n\n\n"
+                      "class Local:\n    def run(self):\n        return Local.build()\n\n"
+                      "    @staticmethod\n    def build():\n        return 1\n"),
+}
+
+
+@pytest.fixture
+def graph(tree):
+    return build("r", tree("proj", FILES))
+
+
+def edges_from(graph, src_symbol, kinds=("calls", "references")):
+    return {(e.dst_path, e.dst_symbol, e.how) for e in graph.edges(list(kinds))
+            if e.src_path == "pkg/client.py" and e.src_symbol == src_symbol}
+
+
+def test_a_name_imported_modules_happen_to_define_is_not_resolved(graph):
+    # requests is external; cache.get agrees by name only.
+    got = edges_from(graph, "fetch")
+    assert ("pkg/cache.py", "get", "resolved") not in got
+    assert all(how == "name_match" for _path, _sym, how in got), got
+
+
+def test_attribute_of_an_imported_module_is_resolved(graph):
+    assert ("pkg/cache.py", "get", "resolved") in edges_from(graph, "cached")
+
+
+def test_method_on_an_unknown_receiver_is_a_name_match(graph):
+    got = edges_from(graph, "shout")
+    assert ("pkg/cache.py", "helpers.encode", "resolved") not in got
+    assert {how for *_, how in got} <= {"name_match"}, got
+
+
+def test_method_of_an_imported_class_is_resolved(graph):
+    assert ("pkg/models.py", "User.create", "resolved") in edges_from(graph, "make")
+
+
+def test_method_of_a_local_class_is_resolved(graph):
+    assert ("pkg/client.py", "Local.build", "resolved") in edges_from(graph, "Local.run")
+
+
+def test_self_method_is_inferred_not_resolved(graph):
+    got = {(e.dst_symbol, e.how) for e in graph.edges(["calls"])
+           if e.src_path == "pkg/models.py" and e.src_symbol == "User.save"}
+    assert ("User.create", "inferred") in got, got
