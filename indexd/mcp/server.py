@@ -42,6 +42,7 @@ CALL_TIMEOUT_S = float(os.environ.get("INDEXD_MCP_TIMEOUT", "60"))
 WAIT_TIMEOUT_S = float(os.environ.get("INDEXD_MCP_WAIT_TIMEOUT", "300"))
 SUMMARY_CHARS = 160
 MAX_LIST = 50          # items shown per impact bucket / status list
+MAX_LIMIT = 1000       # the most an agent may ask per impact bucket (the daemon allows 10000)
 MAX_JSON_CHARS = 4000  # fallback rendering of an unknown result shape
 # Sent in `initialize` on each connection, so the daemon's audit log marks this
 # server's requests transport "mcp" (indexd/audit.py MCP_CLIENT).
@@ -280,11 +281,15 @@ def format_impact(res: dict) -> str:
     _, multi = _repo_label(items)
     for b in buckets:
         rows = [it for it in (res.get(b) or []) if isinstance(it, dict)]
-        out.append(f"{b} ({len(rows)}):" if rows else f"{b}: none")
-        for it in rows[:MAX_LIST]:
+        total = res.get(f"{b}_total", len(rows))
+        out.append((f"{b} ({len(rows)} of {total}):" if total > len(rows) else
+                    f"{b} ({len(rows)}):") if rows else f"{b}: none")
+        for it in rows[:MAX_LIMIT]:
             out.append("  " + _impact_item(it, multi))
-        if len(rows) > MAX_LIST:
-            out.append(f"  … {len(rows) - MAX_LIST} more")
+        if total > min(len(rows), MAX_LIMIT):
+            # the daemon's limit cut the list: say so, and how to see more
+            out.append(f"  … and {total - min(len(rows), MAX_LIMIT)} more "
+                       f"(raise limit, up to {MAX_LIMIT})")
     if not buckets and "changed" not in res:
         return format_generic(res)
     unresolved = res.get("unresolved") or []
@@ -292,7 +297,7 @@ def format_impact(res: dict) -> str:
     if res.get("incomplete_reason"):
         foot.append(f"({_one_line(res['incomplete_reason'], 160)})")
     if unresolved:
-        foot.append(f"{len(unresolved)} unresolved references")
+        foot.append(f"{res.get('unresolved_total', len(unresolved))} unresolved references")
     if res.get("took_ms") is not None:
         foot.append(f"{res['took_ms']} ms")
     if "index_lag_s" in res or "stale" in res:
@@ -385,8 +390,10 @@ def index_impact(
     kinds: Annotated[list[str] | None, Field(
         description="edge kinds to follow: imports, references, calls, tests, documents, "
                     "config, co_change (default: all)")] = None,
+    limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description=(
+        "items per bucket (affected, tests, docs); each says how many exist"))] = MAX_LIST,
 ) -> str:
-    res = _call("impact", target=_target(target), depth=depth, kinds=kinds)
+    res = _call("impact", target=_target(target), depth=depth, kinds=kinds, limit=limit)
     return _render(format_impact, res)
 
 
@@ -444,8 +451,10 @@ def index_changes(
     repo: Annotated[str, Field(description="repo folder (absolute, or relative to the project)")],
     since: Annotated[str | None, Field(
         description="git revision to diff against (default: uncommitted changes vs HEAD)")] = None,
+    limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description=(
+        "items per bucket (affected, tests, docs); each says how many exist"))] = MAX_LIST,
 ) -> str:
-    res = _call("changes", repo=_local_path(repo), since=since)
+    res = _call("changes", repo=_local_path(repo), since=since, limit=limit)
     return _render(format_impact, res)
 
 
