@@ -18,6 +18,7 @@ from pathlib import Path
 
 from .errors import IndexNotReady, InvalidParams, RealmError
 from .graph.cochange import co_change_edges
+from .graph.coverage import CoverageIndex, covering_tests, merge_tests
 from .graph.graph import Graph
 from .graph.impact import any_truncated, bounded
 from .graph.loader import load_facts, load_file_facts
@@ -40,6 +41,7 @@ class Relations:
         self.build_s: float | None = None
         self._heads: dict[str, str] = {}
         self._built = threading.Event()
+        self.coverage = CoverageIndex()   # tests ingest's edges (graph/coverage.py)
 
     # -- building ------------------------------------------------------------
     def build(self, replace: bool = False) -> None:
@@ -66,6 +68,7 @@ class Relations:
         with self.lock:
             self.graph = graph
             self._built.set()
+        self.reload_coverage()
         files = len(facts)
         del facts
         trim()   # the build's transient rows are freed; give the heap back
@@ -108,6 +111,7 @@ class Relations:
             return True
         deadline = time.monotonic() + budget_s if budget_s is not None else None
         present = {f.key: f for f in load_file_facts(self.store, keys)}
+        self._refresh_coverage(keys)
         for key in keys:
             if deadline is not None and time.monotonic() > deadline:
                 return False
@@ -141,8 +145,38 @@ class Relations:
             kinds = [*kinds, "calls"]
         return list(kinds)
 
-    def impact(self, target: str, depth: int = 3, kinds=None, pending=None,
-               limit: int | None = 200) -> dict:
+    def impact(self, target: str, **kw) -> dict:
+        """The graph's impact, with the tests coverage saw run the target first."""
+        result = self._graph_impact(target, **kw)
+        kinds = self._kinds(kw.get("kinds"))
+        if kinds is not None and "tests" not in kinds:
+            return result
+        with self.lock:
+            try:
+                seeds = self._ready().resolve_target(target)
+            except KeyError:   # the graph was replaced meanwhile: static tests only
+                return result
+            return merge_tests(result, covering_tests(self.coverage, seeds))
+
+    # -- coverage edges (indexctl tests ingest) --------------------------------
+    def reload_coverage(self) -> None:
+        """Coverage edges and their ends' current hashes from the store (after an ingest)."""
+        try:
+            coverage = CoverageIndex.load(self.store)
+        except Exception as exc:  # noqa: BLE001 - static test edges still answer
+            log.warning("coverage edges not loaded: %s", exc)
+            return
+        with self.lock:
+            self.coverage = coverage
+
+    def _refresh_coverage(self, keys) -> None:
+        try:
+            self.coverage.refresh(self.store, keys)
+        except Exception as exc:  # noqa: BLE001 - staleness catches up at the next load
+            log.warning("coverage hashes not refreshed: %s", exc)
+
+    def _graph_impact(self, target: str, depth: int = 3, kinds=None, pending=None,
+                      limit: int | None = 200) -> dict:
         graph = self._ready()
         with self.lock:
             try:

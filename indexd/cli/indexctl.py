@@ -23,7 +23,7 @@ EXIT_OK, EXIT_EMPTY, EXIT_USAGE, EXIT_UNREACHABLE, EXIT_ERROR = 0, 1, 2, 3, 4
 # Methods that still answer from the store when the daemon is down.
 LOCAL_OK = {"search", "symbols", "status", "realm.add", "realm.remove", "realm.list", "purge",
             "impact", "deps", "refs", "changes", "graph.export", "annotate", "annotations",
-            "skipped"}
+            "skipped", "tests.ingest"}
 
 
 def _json_flag(p: argparse.ArgumentParser) -> None:
@@ -125,6 +125,13 @@ def _parser() -> argparse.ArgumentParser:
     sk.add_argument("--realm")
     sk.add_argument("--limit", type=int, default=1000, help="paths listed per repo")
     _json_flag(sk)
+
+    te = sub.add_parser("tests", help="tests from real coverage")
+    tsub = te.add_subparsers(dest="tests_cmd", required=True)
+    ti = tsub.add_parser("ingest", help="covers edges from a coverage.py data file recorded with "
+                                        "per-test contexts (--cov-context=test)")
+    ti.add_argument("path", help="the data file, e.g. .coverage")
+    _json_flag(ti)
 
     for name, text in (("pause", "stop indexing (changes are still collected)"),
                        ("resume", "resume indexing"),
@@ -254,6 +261,9 @@ def dispatch(args) -> int:
     if args.cmd == "skipped":
         params = {"limit": args.limit} | ({"realm": args.realm} if args.realm else {})
         return _emit(args, call(settings, "skipped", params), render.skipped)
+    if args.cmd == "tests":
+        result = call(settings, "tests.ingest", {"path": _abs_path(args.path)}, timeout=600.0)
+        return _emit(args, result, render.tests_ingest)
     if args.cmd in ("shutdown", "pause", "resume", "purge"):
         return _emit(args, call(settings, args.cmd, {}), render.generic)
     if args.cmd == "service":

@@ -276,3 +276,16 @@ def _local_time(iso) -> str:
         return datetime.fromisoformat(iso).astimezone().strftime("%Y-%m-%d %H:%M:%S")
     except (TypeError, ValueError):
         return str(iso)
+
+
+def tests_ingest(result: dict) -> None:
+    print(f"{result['edges']} coverage edges from {result['tests']} tests over "
+          f"{result['files']} files ({result['data_file']})")
+    for s in result.get("skipped", []):
+        print(dim(f"  skipped {s['path']}: {s['reason']}"))
+    if result.get("skipped_contexts_total"):
+        print(dim(f"  {result['skipped_contexts_total']} contexts not mapped to a test "
+                  f"(see --json)"))
+    if result.get("stale"):
+        print(_c("33", f"{result['stale']} stored coverage edges are stale: re-run the tests "
+                       f"with coverage and ingest again"))

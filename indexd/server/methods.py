@@ -49,6 +49,7 @@ class Methods:
             "realm.add": self.realm_add, "realm.remove": self.realm_remove,
             "realm.list": self.realm_list, "reindex": self.reindex,
             "subscribe": self.subscribe, "shutdown": self.shutdown,
+            "tests.ingest": self.tests_ingest,
         }
 
     @property
@@ -275,6 +276,20 @@ class Methods:
         limit = _int(params, "limit", 1000, 1, 100_000)
         pairs = self.settings.realm_repos(realm)   # an unknown realm: RealmError with the hint
         return await asyncio.to_thread(withheld_files, self.store, pairs, limit)
+
+    async def tests_ingest(self, params, conn) -> dict:
+        """Coverage edges from a per-test coverage.py data file (coverage_ingest.py)."""
+        path = params.get("path")
+        if not isinstance(path, str) or not path:
+            raise InvalidParams("tests.ingest needs 'path': a coverage.py data file")
+        from ..coverage_ingest import ingest
+
+        # Under the store's writer mutex (inside ingest): the worker's batches
+        # and this write never interleave; then the warm graph reloads the edges.
+        result = await asyncio.to_thread(ingest, self.store, self.settings, path)
+        if self.engine is not None:
+            await asyncio.to_thread(self.engine.relations.reload_coverage)
+        return result
 
     def pause(self, params, conn) -> dict:
         if self.engine is None:

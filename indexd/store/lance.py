@@ -160,6 +160,7 @@ class Store:
         self.vector_cache = self._table(f"vector_cache_{self.dim}", S.vector_cache_schema(self.dim), names)
         self.summary_cache = self._table("summary_cache", S.SUMMARY_CACHE, names)
         self.annotations = self._table("annotations", S.ANNOTATIONS, names)
+        self.coverage = self._table("coverage", S.COVERAGE, names)
 
     def _table_names(self) -> list[str]:
         try:
@@ -292,6 +293,8 @@ class Store:
             with self.writer, self.lock.write():
                 for table in (self.entries, self.links, self.files):
                     table.delete(where)
+                self.coverage.delete(f"realm = {_sql(realm)} AND (src_repo = {_sql(repo)} "
+                                     f"OR dst_repo = {_sql(repo)})")
         except (OSError, RuntimeError, ValueError) as exc:
             raise StoreError(f"store delete failed: {exc}", {"retryable": True}) from exc
 
@@ -388,7 +391,7 @@ class Store:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             for table in (self.entries, self.links, self.files, self.meta, self.vector_cache,
-                          self.summary_cache, self.annotations):
+                          self.summary_cache, self.annotations, self.coverage):
                 table.optimize(cleanup_older_than=older)
                 # The vector cache holds hashes and vectors, no text, and is the big one.
                 if purge and table is not self.vector_cache and self._has_deletions(table):
@@ -586,6 +589,23 @@ class Store:
             query = query.where(where)
         with self.lock.read():
             return query.limit(None).to_list()
+
+    # -- coverage edges (indexctl tests ingest) ------------------------------
+    def replace_coverage(self, test_file_keys: list[str], rows: list[dict]) -> None:
+        """The coverage edges of these test files become ``rows`` (one ingest).
+
+        Delete-then-add like the derived tables: a kill in between loses those
+        files' edges until the next ingest, never mixes two ingests' edges."""
+        try:
+            self._fault("write")
+            with self.writer, self.lock.write():
+                self._swap(self.coverage, "src_file_key", test_file_keys, rows, S.COVERAGE)
+        except (OSError, RuntimeError, ValueError) as exc:
+            raise StoreError(f"store write failed: {exc}", {"retryable": True}) from exc
+
+    def coverage_rows(self, where: str | None = None) -> list[dict]:
+        with self.lock.read():
+            return self._scan(self.coverage, where).to_pylist()
 
     @staticmethod
     def destroy(path: Path) -> None:

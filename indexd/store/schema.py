@@ -103,6 +103,27 @@ ANNOTATIONS = pa.schema([
     pa.field("created_at", pa.float64()),
 ])
 
+# Test -> covered symbol edges from a coverage.py data file (indexctl tests
+# ingest). A table of its own: adding it needs no migration (a store without it
+# gets it empty at open); each end carries the content hash it had at ingest,
+# so an edge whose test or target changed since reads as stale.
+COVERAGE = pa.schema([
+    pa.field("src_file_key", pa.string(), nullable=False),   # the test's file key
+    pa.field("realm", pa.string()),
+    pa.field("src_repo", pa.string()),
+    pa.field("src_path", pa.string()),
+    pa.field("src_symbol", pa.string()),                      # the test function
+    pa.field("src_hash", pa.string()),
+    pa.field("dst_repo", pa.string()),
+    pa.field("dst_path", pa.string()),
+    pa.field("dst_symbol", pa.string()),                      # null: the file (module level)
+    pa.field("dst_hash", pa.string()),
+    pa.field("lines", pa.int32()),                            # covered lines inside dst
+    pa.field("context", pa.string()),                         # as recorded, e.g. nodeid|run
+    pa.field("how", pa.string()),                             # coverage
+    pa.field("ingested_at", pa.float64()),
+])
+
 META = pa.schema([
     pa.field("key", pa.string(), nullable=False),
     pa.field("value", pa.string()),

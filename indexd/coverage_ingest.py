@@ -1,0 +1,261 @@
+"""`indexctl tests ingest`: a per-test coverage.py data file -> ``covers`` edges.
+
+The data file must have been recorded with per-test contexts: pytest-cov's
+``--cov-context=test`` (contexts ``tests/test_x.py::TestA::test_b|run``) or
+coverage's ``[run] dynamic_context = test_function`` (``test_x.TestA.test_b``).
+It is read through coverage's own API, from a private copy (coverage writes
+its schema into a file it opens, and an empty file would become a database).
+
+Each covered line of each measured file is mapped to the innermost indexed
+symbol containing it (or to the file, for module-level lines) and each
+context to the test function's entry; one edge per (test, symbol), stamped
+with both ends' content hash now. An ingest replaces the edges of the test
+files it names, so running it twice stores the same edges once. Files outside
+every realm or not indexed are reported skipped, with the reason.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import shutil
+import sqlite3
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import ConfigError, InvalidParams, RealmError
+from .graph.coverage import CoverageIndex
+from .model import file_key
+from .realms import locate
+
+log = logging.getLogger(__name__)
+
+MAX_SKIPPED_CONTEXTS = 50
+ENTRY_COLUMNS = ["file_key", "path", "kind", "qualname", "start_line", "end_line", "content_hash"]
+_PARAM_ID = re.compile(r"\[.*\]$")     # pytest parametrize ids: test_x[1-2]
+_PHASE = ("setup", "run", "teardown")  # pytest-cov's nodeid|phase
+
+
+@dataclass(frozen=True)
+class TestId:
+    """A test as a context names it: by pytest node id (path + qualname) or by
+    coverage's dotted ``module.Class.func`` (``dotted``)."""
+
+    path: str | None = None
+    qualname: str | None = None
+    dotted: str | None = None
+
+    def candidates(self) -> list[tuple[str, str | None]]:
+        """(qualname, module suffix) pairs this id may mean, most specific module first."""
+        if self.path is not None:
+            return [(self.qualname, None)]
+        parts = self.dotted.split(".")
+        return [(".".join(parts[k:]), ".".join(parts[:k])) for k in range(len(parts) - 1, 0, -1)]
+
+    def matches(self, rel: str, module: str | None) -> bool:
+        if self.path is not None:
+            return rel == self.path or rel.endswith("/" + self.path)
+        dotted = _module_of(rel)
+        return dotted == module or dotted.endswith("." + module)
+
+
+def parse_context(context: str) -> TestId | None:
+    """A coverage context -> the test it names, or None (a static label, import time)."""
+    base, bar, phase = context.strip().rpartition("|")
+    if not bar or phase not in _PHASE:
+        base = context.strip()
+    if not base:
+        return None
+    if "::" in base:
+        path, _, rest = base.partition("::")
+        parts = [p for p in _PARAM_ID.sub("", rest).split("::") if p and p != "()"]
+        return TestId(path=path, qualname=".".join(parts)) if parts and path else None
+    if "." in base and "/" not in base and " " not in base:
+        return TestId(dotted=_PARAM_ID.sub("", base))
+    return None
+
+
+def _module_of(rel: str) -> str:
+    stem = rel[:-3] if rel.endswith(".py") else rel
+    dotted = stem.replace("/", ".")
+    return dotted[: -len(".__init__")] if dotted.endswith(".__init__") else dotted
+
+
+# -- reading (I/O at the edge) -------------------------------------------------
+
+def read_data(path: str) -> dict[str, dict[int, list[str]]]:
+    """measured file -> line -> contexts, via coverage's API on a private copy."""
+    src = Path(path).expanduser()
+    if not src.is_file():
+        raise InvalidParams(f"no coverage data file at {path}", {"path": path})
+    try:
+        from coverage import CoverageData
+        from coverage.exceptions import CoverageException
+    except ImportError as exc:
+        raise ConfigError("coverage is not installed: pip install 'coverage>=7'") from exc
+    tmp = Path(tempfile.mkdtemp(prefix="indexd-cov-"))
+    try:
+        copy = tmp / "coverage.db"
+        shutil.copyfile(src, copy)
+        data = CoverageData(basename=str(copy))
+        data.read()
+        contexts = data.measured_contexts()
+        lines = {f: data.contexts_by_lineno(f) for f in data.measured_files()}
+    except (CoverageException, sqlite3.Error, OSError) as exc:
+        raise InvalidParams(f"{path} is not a readable coverage.py data file: {exc}",
+                            {"path": path}) from None
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if not lines:
+        raise InvalidParams(f"{path} holds no measured files", {"path": path})
+    if not any(c.strip() for c in contexts):
+        raise InvalidParams(f"{path} was recorded without per-test contexts: run pytest with "
+                            f"--cov-context=test (pytest-cov) or set [run] dynamic_context = "
+                            f"test_function", {"path": path})
+    return lines
+
+
+# -- mapping -------------------------------------------------------------------
+
+def _locations(settings, path: str) -> list[tuple[str, str, str]]:
+    """Every (realm, repo, rel) a measured file is in (a repo may be in several realms)."""
+    realm, repo, rel = locate(settings, path)
+    return [(realm, repo, rel)] + [(r, repo, rel) for r, repos in sorted(settings.realms.items())
+                                   if r != realm and repo in repos]
+
+
+def _entries(store, keys: list[str]) -> dict[str, list[dict]]:
+    out: dict[str, list[dict]] = {}
+    for start in range(0, len(keys), 300):
+        where = "file_key IN (" + ", ".join(_sql(k) for k in keys[start:start + 300]) + ")"
+        for row in store.entries_where(where, ENTRY_COLUMNS):
+            out.setdefault(row["file_key"], []).append(row)
+    return out
+
+
+def _sql(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def _line_owner(rows: list[dict]) -> tuple[list, dict | None]:
+    """line -> innermost symbol row (widest first, narrower overwrite), and the file row."""
+    file_row = next((r for r in rows if r["kind"] == "file"), None)
+    symbols = [r for r in rows if r["kind"] != "file" and r["start_line"] and r["end_line"]]
+    owner: list = [None] * (max((r["end_line"] for r in symbols), default=0) + 2)
+    for r in sorted(symbols, key=lambda r: r["start_line"] - r["end_line"]):
+        for line in range(r["start_line"], r["end_line"] + 1):
+            owner[line] = r
+    return owner, file_row
+
+
+def _resolve_tests(store, realms: set[str], ids: dict[str, TestId]) -> dict[str, dict]:
+    """context -> realm -> the test function's entry row (only those found)."""
+    wanted = sorted({q for t in ids.values() for q, _ in t.candidates()})
+    rows: dict[str, list[dict]] = {}
+    for start in range(0, len(wanted), 300):
+        where = ("kind != 'file' AND qualname IN ("
+                 + ", ".join(_sql(q) for q in wanted[start:start + 300]) + ") AND realm IN ("
+                 + ", ".join(_sql(r) for r in sorted(realms)) + ")")
+        for row in store.entries_where(where, ENTRY_COLUMNS + ["realm", "repo"]):
+            rows.setdefault(row["qualname"], []).append(row)
+    out: dict[str, dict] = {}
+    for context, test in ids.items():
+        found: dict[str, dict] = {}
+        for qualname, module in test.candidates():
+            for row in sorted(rows.get(qualname, ()), key=lambda r: (r["repo"], r["path"])):
+                if row["realm"] not in found and test.matches(row["path"], module):
+                    found[row["realm"]] = row
+            if found:
+                break
+        if found:
+            out[context] = found
+    return out
+
+
+@dataclass
+class Plan:
+    rows: list[dict]
+    test_files: list[str]
+    files: int
+    tests: int
+    skipped: list[dict]
+    skipped_contexts: list[dict]
+    contexts: int
+
+
+def plan(store, settings, lines: dict[str, dict[int, list[str]]], data_file: str) -> Plan:
+    skipped: list[dict] = []
+    located: dict[tuple, dict[int, list[str]]] = {}
+    for path in sorted(lines):
+        try:
+            for loc in _locations(settings, path):
+                located[loc] = lines[path]
+        except RealmError:
+            skipped.append({"path": path, "reason": "outside every realm"})
+    entries = _entries(store, sorted({file_key(*loc) for loc in located}))
+    for loc in sorted(located):
+        if file_key(*loc) not in entries:
+            skipped.append({"path": str(Path(loc[1]) / loc[2]), "realm": loc[0],
+                            "reason": "not indexed"})
+            del located[loc]
+    contexts = {c for by_line in located.values() for cs in by_line.values() for c in cs if c.strip()}
+    ids = {c: t for c in sorted(contexts) if (t := parse_context(c)) is not None}
+    tests = _resolve_tests(store, {loc[0] for loc in located}, ids) if ids else {}
+    bad = [{"context": c, "reason": "not a test id (a static --context label?)"}
+           for c in sorted(contexts - set(ids))]
+    bad += [{"context": c, "reason": "test function not indexed"}
+            for c in sorted(set(ids) - set(tests))]
+    rows = _edges(located, entries, tests, data_file)
+    test_files = sorted({r["file_key"] for by_realm in tests.values() for r in by_realm.values()})
+    n_tests = len({(r["file_key"], r["qualname"]) for t in tests.values() for r in t.values()})
+    return Plan(rows, test_files, len(located), n_tests, skipped, bad, len(contexts))
+
+
+def _edges(located, entries, tests, data_file: str) -> list[dict]:
+    agg: dict[tuple, list] = {}
+    for (realm, repo, rel), by_line in located.items():
+        owner, file_row = _line_owner(entries[file_key(realm, repo, rel)])
+        for line, contexts in by_line.items():
+            dst = owner[line] if 0 < line < len(owner) and owner[line] else file_row
+            if dst is None:
+                continue
+            for context in contexts:
+                test = tests.get(context, {}).get(realm)
+                if test is None or test is dst or (
+                        test["file_key"] == dst["file_key"] and test["qualname"] == dst["qualname"]):
+                    continue   # import-time lines, unknown tests, a test covering itself
+                key = (realm, test["file_key"], test["qualname"], repo, rel, dst["qualname"])
+                hit = agg.setdefault(key, [test, dst, repo, rel, 0, context])
+                hit[4] += 1
+    now = time.time()
+    return [{"src_file_key": test["file_key"], "realm": key[0], "src_repo": test["repo"],
+             "src_path": test["path"], "src_symbol": test["qualname"],
+             "src_hash": test["content_hash"], "dst_repo": repo, "dst_path": rel,
+             "dst_symbol": None if dst["kind"] == "file" else dst["qualname"],
+             "dst_hash": dst["content_hash"], "lines": n, "context": context,
+             "how": "coverage", "ingested_at": now}
+            for key, (test, dst, repo, rel, n, context) in sorted(agg.items(), key=lambda i: i[0])]
+
+
+# -- the unit of work --------------------------------------------------------------
+
+def ingest(store, settings, data_file: str) -> dict:
+    """Read, map and store one data file; the report ``indexctl tests ingest`` prints.
+
+    The mapping reads entries and the write stamps their hashes: both under the
+    store's writer mutex, so no indexing batch rewrites them in between."""
+    lines = read_data(data_file)          # outside the mutex: the slow, foreign part
+    with store.writer:
+        p = plan(store, settings, lines, data_file)
+        if p.test_files:
+            store.replace_coverage(p.test_files, p.rows)
+        stale = CoverageIndex.load(store).counts()["stale"]
+    log.info("coverage ingested file=%s files=%d tests=%d edges=%d skipped=%d", data_file,
+             p.files, p.tests, len(p.rows), len(p.skipped))
+    return {"data_file": data_file, "files": p.files, "tests": p.tests, "edges": len(p.rows),
+            "contexts": p.contexts, "skipped": p.skipped,
+            "skipped_contexts": p.skipped_contexts[:MAX_SKIPPED_CONTEXTS],
+            "skipped_contexts_total": len(p.skipped_contexts),
+            "replaced_test_files": len(p.test_files), "stale": stale}
