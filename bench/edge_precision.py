@@ -1,0 +1,201 @@
+"""Precision of indexd's ``calls``/``references`` edges per ``how``, on a hand-labelled sample.
+
+Builds ``indexd.graph.Graph`` over the running interpreter's stdlib (parsed
+in-process like ``bench/impact_quality.py``, whose helpers it reuses), then
+draws a deterministic stratified sample of ``calls``/``references`` edges:
+``PER_HOW`` of each of ``resolved``, ``inferred`` and ``name_match``. An edge
+is in the sample when its id is among the ``PER_HOW`` smallest
+sha1(SEED + id) of its how, so an edit elsewhere in the graph moves the
+sample only where a new edge hashes lower than a sampled one.
+
+Each sampled edge is printed with the source line of the use and the target
+definition (qualname, path, its ``def``/``class`` line), so a reader can judge
+it. The verdicts (read from the code, by a person) live in
+``bench/data/edge_precision_labels.tsv``. When that file covers exactly the
+sample, a table (how, sampled, yes, no, unsure, precision = yes/(yes+no),
+median ``impact.confidence`` the code gives edges of that how) is printed and
+written between ``<!-- edge_precision:start -->`` and
+``<!-- edge_precision:end -->`` in docs/benchmarks.md. When it does not (the
+graph changed), it lists the labelled edges no longer sampled and the sampled
+edges without a label, and exits 1 without writing.
+
+    .venv/bin/python bench/edge_precision.py [--processes N] [--no-write] [--show]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import hashlib
+import os
+import statistics
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(ROOT))
+
+from agreement import DOC_INTRO, format_table, replace_region, stdlib_files, stdlib_root  # noqa: E402
+from impact_quality import parse_all  # noqa: E402
+
+DOC = ROOT / "docs" / "benchmarks.md"
+LABELS = HERE / "data" / "edge_precision_labels.tsv"
+HOWS = ("resolved", "inferred", "name_match")
+KINDS = ("calls", "references")
+PER_HOW = 40
+SEED = "edge-precision-1"
+COLUMNS = ("src_path", "line", "name", "dst_path", "dst_symbol", "how", "verdict", "reason")
+
+
+def edge_id(e) -> tuple[str, str, str, str, str]:
+    """(src path, line, used name, dst path, dst symbol): stable across runs and machines."""
+    name = (e.dst_symbol or "").rsplit(".", 1)[-1]
+    return (e.src_path, str(e.line), name, e.dst_path, e.dst_symbol or "")
+
+
+def read_texts(root: Path) -> dict[str, str]:
+    texts = {}
+    for path in stdlib_files(root):
+        try:
+            texts[path.relative_to(root).as_posix()] = path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
+    return texts
+
+
+def _fix_ref_codes() -> None:
+    # FileFacts pack ref kinds as process-local codes assigned on first use
+    # (indexd.graph.model._ref_code); facts parsed in forked workers come back
+    # with codes the parent reads as other kinds (0 calls/references edges on the
+    # stdlib). Registering every kind before the fork gives all processes one table.
+    from indexd.graph.model import _ref_code
+
+    for kind in ("import", "import_from", "import_default", "call", "attribute", "type",
+                 "config", "mod", "code_span"):
+        _ref_code(kind)
+
+
+def build_graph(processes: int):
+    from indexd.graph import Graph
+
+    root = stdlib_root()
+    texts = read_texts(root)
+    _fix_ref_codes()
+    facts = parse_all(root.as_posix(), texts, processes)
+    return Graph().build(facts), texts
+
+
+def sample(edges, per_how: int = PER_HOW) -> dict[str, list]:
+    """how -> the ``per_how`` edges with the smallest seeded hash of their id (one per id)."""
+    by_how: dict[str, dict[tuple, object]] = {h: {} for h in HOWS}
+    for e in edges:
+        if e.kind in KINDS and e.how in by_how:
+            by_how[e.how].setdefault(edge_id(e), e)
+    out = {}
+    for how, byid in by_how.items():
+        ranked = sorted(byid, key=lambda i: hashlib.sha1((SEED + "|".join(i)).encode()).hexdigest())
+        out[how] = [byid[i] for i in ranked[:per_how]]
+    return out
+
+
+def _line(texts, path, n) -> str:
+    lines = texts.get(path, "").splitlines()
+    return lines[n - 1].strip() if 0 < n <= len(lines) else "?"
+
+
+def describe(graph, texts, e) -> str:
+    from indexd.graph.impact import confidence
+
+    facts = graph.facts.get((e.realm, e.dst_repo, e.dst_path))
+    d = next((d for d in facts.defs if d.qualname == e.dst_symbol), None) if facts else None
+    target = f"{e.dst_path}:{d.start}  {_line(texts, e.dst_path, d.start)}" if d else e.dst_path
+    return (f"[{e.how} {e.kind} w={e.weight} conf={confidence(e):.2f}] {'|'.join(edge_id(e))}\n"
+            f"    use  {e.src_path}:{e.line} in {e.src_symbol}:  {_line(texts, e.src_path, e.line)}\n"
+            f"    def  {e.dst_symbol}  at {target}")
+
+
+def read_labels(path: Path = LABELS) -> dict[tuple, dict]:
+    if not path.exists():
+        return {}
+    with path.open(encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh, delimiter="\t"))
+    return {tuple(r[c] for c in COLUMNS[:5]): r for r in rows}
+
+
+def check_labels(drawn: dict[str, list], labels: dict[tuple, dict]) -> tuple[list, list]:
+    """(labelled ids no longer in the sample, sampled ids without a label)."""
+    ids = {edge_id(e) for es in drawn.values() for e in es}
+    return sorted(set(labels) - ids), sorted(ids - set(labels))
+
+
+def table(graph, drawn, labels) -> str:
+    from indexd.graph.impact import confidence
+
+    all_edges = [e for e in graph.edges(KINDS) if e.how in HOWS]
+    rows = []
+    for how in HOWS:
+        verdicts = [labels[edge_id(e)]["verdict"] for e in drawn[how]]
+        yes, no, unsure = (verdicts.count(v) for v in ("yes", "no", "unsure"))
+        conf = [confidence(e) for e in all_edges if e.how == how]
+        rows.append((how, f"{sum(1 for e in all_edges if e.how == how)}", f"{len(verdicts)}",
+                     f"{yes}", f"{no}", f"{unsure}",
+                     f"{100 * yes / (yes + no):.0f}%" if yes + no else "-",
+                     f"{statistics.median(conf):.2f}" if conf else "-"))
+    return format_table(rows, ("how", "edges in graph", "sampled", "yes", "no", "unsure",
+                               "precision", "median confidence"))
+
+
+DOC_BODY = """Each `calls`/`references` edge of the stdlib graph says how it was found
+(`how`). A deterministic sample of {n} edges per how (smallest seeded hash of
+the edge id) was labelled by reading the code at the use and at the target
+definition: is this use really a use of that exact definition? Labels, with a
+reason each, are in `bench/data/edge_precision_labels.tsv`; precision =
+yes / (yes + no); median confidence is what `indexd/graph/impact.py`
+`confidence` gives all edges of that how (the weight impact walks with).
+Reproduce with `.venv/bin/python bench/edge_precision.py` (`--show` prints
+every sampled edge with its source line and target, for re-labelling; when
+the graph changed and the sample moved, it lists the unlabelled and the
+stale edges and writes nothing).
+
+```
+{table}
+```
+"""
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    ap.add_argument("--processes", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--show", action="store_true", help="print every sampled edge")
+    args = ap.parse_args()
+    graph, texts = build_graph(args.processes)
+    drawn = sample(graph.edges(KINDS))
+    labels = read_labels()
+    if args.show or not labels:
+        for how in HOWS:
+            for e in drawn[how]:
+                print(describe(graph, texts, e))
+    stale, unlabelled = check_labels(drawn, labels)
+    if stale or unlabelled:
+        for i in stale:
+            print("labelled, no longer sampled:", "|".join(i))
+        for i in unlabelled:
+            print("sampled, not labelled:", "|".join(i))
+        print(f"{LABELS.relative_to(ROOT)}: {len(stale)} stale, {len(unlabelled)} unlabelled; "
+              "label the sample (see --show) before precision is computed", file=sys.stderr)
+        sys.exit(1)
+    out = table(graph, drawn, labels)
+    print(out)
+    if not args.no_write:
+        section = "## Edge precision per how\n\n" + DOC_BODY.format(n=PER_HOW, table=out)
+        replace_region(DOC, "edge_precision", section + PATTERNS, DOC_INTRO)
+
+
+PATTERNS = ""   # what the wrong edges were, written after labelling (see below)
+
+
+if __name__ == "__main__":
+    main()
