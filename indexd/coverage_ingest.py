@@ -110,10 +110,12 @@ def read_data(path: str) -> dict[str, dict[int, list[str]]]:
         shutil.rmtree(tmp, ignore_errors=True)
     if not lines:
         raise InvalidParams(f"{path} holds no measured files", {"path": path})
-    if not any(c.strip() for c in contexts):
-        raise InvalidParams(f"{path} was recorded without per-test contexts: run pytest with "
-                            f"--cov-context=test (pytest-cov) or set [run] dynamic_context = "
-                            f"test_function", {"path": path})
+    if not any(parse_context(c) for c in contexts):
+        labels = sorted(c for c in contexts if c.strip())[:5]
+        raise InvalidParams(f"{path} was recorded without per-test contexts (contexts: "
+                            f"{labels or 'none'}): run pytest with --cov-context=test "
+                            f"(pytest-cov) or set [run] dynamic_context = test_function",
+                            {"path": path})
     return lines
 
 
@@ -223,18 +225,18 @@ def _edges(located, entries, tests, data_file: str) -> list[dict]:
                 continue
             for context in contexts:
                 test = tests.get(context, {}).get(realm)
-                if test is None or test is dst or (
+                if test is None or (
                         test["file_key"] == dst["file_key"] and test["qualname"] == dst["qualname"]):
                     continue   # import-time lines, unknown tests, a test covering itself
                 key = (realm, test["file_key"], test["qualname"], repo, rel, dst["qualname"])
-                hit = agg.setdefault(key, [test, dst, repo, rel, 0, context])
-                hit[4] += 1
+                hit = agg.setdefault(key, [test, dst, repo, rel, set(), context])
+                hit[4].add(line)   # parametrized runs of one test cover a line once
     now = time.time()
     return [{"src_file_key": test["file_key"], "realm": key[0], "src_repo": test["repo"],
              "src_path": test["path"], "src_symbol": test["qualname"],
              "src_hash": test["content_hash"], "dst_repo": repo, "dst_path": rel,
              "dst_symbol": None if dst["kind"] == "file" else dst["qualname"],
-             "dst_hash": dst["content_hash"], "lines": n, "context": context,
+             "dst_hash": dst["content_hash"], "lines": len(n), "context": context,
              "how": "coverage", "ingested_at": now}
             for key, (test, dst, repo, rel, n, context) in sorted(agg.items(), key=lambda i: i[0])]
 

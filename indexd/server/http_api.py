@@ -667,6 +667,10 @@ RPC_PARAMS: dict[str, dict] = {
     "subscribe": {"type": "object", "properties": {},
                   "description": "socket only: answers 501 over HTTP"},
     "shutdown": {"type": "object", "properties": {}},
+    "tests.ingest": {"type": "object", "required": ["path"], "properties": {
+        "path": {"type": "string", "minLength": 1,
+                 "description": "a coverage.py data file recorded with per-test contexts, "
+                                "as the daemon sees it (absolute)"}}},
 }
 
 RPC_SUMMARIES = {
@@ -688,6 +692,7 @@ RPC_SUMMARIES = {
     "reindex": "Queue files, a realm or everything for re-indexing",
     "subscribe": "Status notifications (socket only)",
     "shutdown": "Stop the daemon",
+    "tests.ingest": "Covers edges (test -> symbol) from a per-test coverage.py data file",
 }
 
 
