@@ -39,7 +39,7 @@ _PHASE = ("setup", "run", "teardown")  # pytest-cov's nodeid|phase
 
 
 @dataclass(frozen=True)
-class TestId:
+class NamedTest:
     """A test as a context names it: by pytest node id (path + qualname) or by
     coverage's dotted ``module.Class.func`` (``dotted``)."""
 
@@ -61,7 +61,7 @@ class TestId:
         return dotted == module or dotted.endswith("." + module)
 
 
-def parse_context(context: str) -> TestId | None:
+def parse_context(context: str) -> NamedTest | None:
     """A coverage context -> the test it names, or None (a static label, import time)."""
     base, bar, phase = context.strip().rpartition("|")
     if not bar or phase not in _PHASE:
@@ -71,9 +71,9 @@ def parse_context(context: str) -> TestId | None:
     if "::" in base:
         path, _, rest = base.partition("::")
         parts = [p for p in _PARAM_ID.sub("", rest).split("::") if p and p != "()"]
-        return TestId(path=path, qualname=".".join(parts)) if parts and path else None
+        return NamedTest(path=path, qualname=".".join(parts)) if parts and path else None
     if "." in base and "/" not in base and " " not in base:
-        return TestId(dotted=_PARAM_ID.sub("", base))
+        return NamedTest(dotted=_PARAM_ID.sub("", base))
     return None
 
 
@@ -152,7 +152,7 @@ def _line_owner(rows: list[dict]) -> tuple[list, dict | None]:
     return owner, file_row
 
 
-def _resolve_tests(store, realms: set[str], ids: dict[str, TestId]) -> dict[str, dict]:
+def _resolve_tests(store, realms: set[str], ids: dict[str, NamedTest]) -> dict[str, dict]:
     """context -> realm -> the test function's entry row (only those found)."""
     wanted = sorted({q for t in ids.values() for q, _ in t.candidates()})
     rows: dict[str, list[dict]] = {}

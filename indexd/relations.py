@@ -152,11 +152,12 @@ class Relations:
         if kinds is not None and "tests" not in kinds:
             return result
         with self.lock:
+            graph = self._ready()
             try:
-                seeds = self._ready().resolve_target(target)
+                seeds = graph.resolve_target(target)
             except KeyError:   # the graph was replaced meanwhile: static tests only
                 return result
-            return merge_tests(result, covering_tests(self.coverage, seeds))
+            return merge_tests(result, covering_tests(self.coverage, seeds, graph._node_kind))
 
     # -- coverage edges (indexctl tests ingest) --------------------------------
     def reload_coverage(self) -> None:

@@ -106,8 +106,9 @@ class CoverageIndex:
         return {"edges": len(edges), "stale": sum(self.is_stale(e) for e in edges)}
 
 
-def covering_tests(index: CoverageIndex, seeds: list[tuple]) -> list[dict]:
-    """One impact item per test that covered a seed (a fresh edge wins over a stale one)."""
+def covering_tests(index: CoverageIndex, seeds: list[tuple], kind_of=None) -> list[dict]:
+    """One impact item per test that covered a seed (a fresh edge wins over a stale one);
+    ``kind_of(node)``: the test's kind (function, method) as the graph knows it."""
     best: dict[tuple, dict] = {}
     for node in seeds:
         for e in index.edges_into(node):
@@ -120,7 +121,7 @@ def covering_tests(index: CoverageIndex, seeds: list[tuple]) -> list[dict]:
                 continue
             best[key] = {
                 "realm": e.realm, "repo": e.src_repo, "path": e.src_path, "symbol": e.src_symbol,
-                "kind": "function", "distance": 1, "score": conf, "confidence": conf,
+                "kind": kind_of(key) if kind_of else "function", "distance": 1, "score": conf, "confidence": conf,
                 "how": "coverage", "stale": stale, "lines": e.lines + (prev or {}).get("lines", 0),
                 "via": [{"kind": "covers", "from": node_label(e.src_repo, e.src_path, e.src_symbol),
                          "to": node_label(e.dst_repo, e.dst_path, e.dst_symbol), "line": None,

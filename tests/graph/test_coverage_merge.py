@@ -1,0 +1,74 @@
+"""Coverage edges in impact answers (graph/coverage.py) and coverage contexts
+(coverage_ingest.parse_context): pure parts, no store."""
+
+from __future__ import annotations
+
+from indexd.coverage_ingest import NamedTest, parse_context
+from indexd.graph.coverage import CovEdge, CoverageIndex, covering_tests, merge_tests
+
+R = "/src/app"
+
+
+def edge(test: str, dst: str | None, src_hash="t1", dst_hash="d1") -> CovEdge:
+    return CovEdge("work", R, "tests/test_a.py", test, src_hash, R, "pkg/a.py", dst, dst_hash,
+                   2, f"test_a.{test}")
+
+
+def index(*edges: CovEdge) -> CoverageIndex:
+    idx = CoverageIndex(list(edges))
+    idx.hashes = {("work", R, "tests/test_a.py"): {"test_x": "t1", "test_y": "t1"},
+                  ("work", R, "pkg/a.py"): {"bump": "d1", "K": "dk", "K.m": "d1"}}
+    return idx
+
+
+def static_test(symbol=None) -> dict:
+    return {"realm": "work", "repo": R, "path": "tests/test_a.py", "symbol": symbol,
+            "kind": "file", "distance": 1, "score": 0.9, "confidence": 1.0,
+            "via": [{"kind": "references", "how": "resolved"}]}
+
+
+def test_covering_tests_come_first_and_say_so():
+    covered = covering_tests(index(edge("test_x", "bump")), [("work", R, "pkg/a.py", "bump")])
+    result = merge_tests({"tests": [static_test()], "tests_total": 1, "limit": 200}, covered)
+    assert [(t["symbol"], t["how"]) for t in result["tests"]] == [("test_x", "coverage"),
+                                                                  (None, "resolved")]
+    assert result["tests_from"] == "coverage" and result["tests_total"] == 2
+    assert result["tests_counts"] == {"coverage": 1, "stale": 0, "static": 1}
+
+
+def test_static_tests_remain_for_an_uncovered_symbol():
+    covered = covering_tests(index(edge("test_x", "bump")), [("work", R, "pkg/a.py", "other")])
+    result = merge_tests({"tests": [static_test()], "tests_total": 1, "limit": 200}, covered)
+    assert covered == [] and result["tests_from"] == "static" and len(result["tests"]) == 1
+
+
+def test_a_changed_end_makes_the_edge_stale_and_weaker():
+    idx = index(edge("test_x", "bump", dst_hash="old"), edge("test_y", "bump"))
+    covered = covering_tests(idx, [("work", R, "pkg/a.py", "bump")])
+    by_test = {t["symbol"]: t for t in covered}
+    assert by_test["test_x"]["stale"] and not by_test["test_y"]["stale"]
+    assert by_test["test_x"]["confidence"] < by_test["test_y"]["confidence"]
+    assert [t["symbol"] for t in covered] == ["test_y", "test_x"]     # fresh first
+    assert idx.counts() == {"edges": 2, "stale": 1}
+
+
+def test_a_class_target_collects_edges_into_its_methods_and_a_repeat_is_one_test():
+    covered = covering_tests(index(edge("test_x", "K.m"), edge("test_x", "K.m")),
+                             [("work", R, "pkg/a.py", "K")])
+    result = merge_tests({"tests": [static_test("test_x")], "tests_total": 1, "limit": 200},
+                         covered)
+    assert [t["symbol"] for t in result["tests"]] == ["test_x"]   # not listed twice
+    assert result["tests_total"] == 1 and result["tests_counts"]["static"] == 0
+
+
+def test_contexts_pytest_cov_and_coverage_forms():
+    assert parse_context("tests/test_a.py::TestK::test_m|run") == NamedTest(
+        path="tests/test_a.py", qualname="TestK.test_m")
+    assert parse_context("tests/test_a.py::test_p[1-a]|setup") == NamedTest(
+        path="tests/test_a.py", qualname="test_p")
+    assert parse_context("test_a.TestK.test_m") == NamedTest(dotted="test_a.TestK.test_m")
+    assert NamedTest(dotted="test_a.TestK.test_m").candidates()[0] == ("test_m", "test_a.TestK")
+    assert NamedTest(dotted="test_a.test_x").matches("tests/test_a.py", "test_a")
+    assert not NamedTest(dotted="test_a.test_x").matches("tests/other_test_a.py", "test_a")
+    for label in ("", "ci", "run 3"):
+        assert parse_context(label) is None, label
