@@ -21,18 +21,6 @@ TEST_A = ("import pytest\n\nfrom pkg.a import bump\n\n\ndef test_x():\n    asser
           "class TestK:\n    def test_m(self):\n        assert bump(2) == 3\n\n\n"
           "@pytest.mark.parametrize('n', [1, 2])\ndef test_p(n):\n    assert bump(n) == n + 1\n")
 
-# What pytest-cov's --cov-context=test does: one context per test, "nodeid|phase".
-NODEID_PLUGIN = """
-import coverage, pytest
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_call(item):
-    cov = coverage.Coverage.current()
-    cov.switch_context(item.nodeid + "|run")
-    yield
-    cov.switch_context("")
-"""
-
 
 def make_package(git_repo):
     git_repo.write("pkg/__init__.py", "")
@@ -44,20 +32,19 @@ def make_package(git_repo):
 def record(repo: Path, tmp_path: Path, name: str, contexts: str = "test_function") -> Path:
     """Run the repo's tests under coverage with per-test contexts; the data file.
     contexts: test_function (coverage's dynamic context), nodeid (pytest-cov's
-    form, via a plugin) or a static --context label."""
+    form, written by indexd's pytest plugin) or a static --context label."""
     data = tmp_path / f"{name}.coverage"
     rc = tmp_path / f"{name}.rc"
     dynamic = "dynamic_context = test_function\n" if contexts == "test_function" else ""
     rc.write_text(f"[run]\ndata_file = {data}\n{dynamic}")
-    (tmp_path / "ctxplugin.py").write_text(NODEID_PLUGIN)
     cmd = [sys.executable, "-m", "coverage", "run", f"--rcfile={rc}"]
     if contexts not in ("test_function", "nodeid"):
         cmd.append(f"--context={contexts}")
     cmd += ["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"]
     if contexts == "nodeid":
-        cmd[-1:-1] = ["-p", "ctxplugin"]
+        cmd[-1:-1] = ["-p", "indexd.pytest_plugin"]
     env = {k: v for k, v in os.environ.items() if not k.startswith(("INDEXD_", "COV_", "PYTEST_"))}
-    env["PYTHONPATH"] = f"{repo}{os.pathsep}{tmp_path}"
+    env["PYTHONPATH"] = str(repo)
     proc = subprocess.run(cmd, cwd=repo, env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return data
@@ -149,8 +136,9 @@ def test_outside_the_realm_is_skipped_and_nothing_stored(git_repo, tmp_path):
     assert coverage_tests(impact) == [] and impact["tests_counts"]["coverage"] == 0
 
 
-def test_pytest_node_id_contexts_offline(git_repo, tmp_path):
-    """pytest-cov's contexts (tests/test_a.py::TestK::test_m|run, test_p[1]|run), no daemon."""
+def test_pytest_nodeid_contexts_offline(git_repo, tmp_path):
+    """pytest-cov's contexts (tests/test_a.py::TestK::test_m|run, test_p[1]|run), as
+    `pytest -p indexd.pytest_plugin` records them; no daemon."""
     make_package(git_repo)
     settings_with_realm("work", git_repo.path)
     run_cli("index", "--json", tool="indexd", check=True)
