@@ -74,6 +74,11 @@ class FileFacts:
         self.manifest = manifest   # read from go.mod / package.json / tsconfig.json / Cargo.toml
         self.refs = refs or []
 
+    def __reduce__(self):
+        # Kind codes are numbered per process (first use): pickle the kinds by name.
+        return (FileFacts, (self.realm, self.repo, self.path, self.lang, self.status,
+                            self.defs, self.refs, self.links, self.manifest))
+
     @property
     def refs(self) -> list[Ref]:
         return [Ref(_REF_KINDS[k], n, m, ln, s) for k, n, m, ln, s in self._columns()]
