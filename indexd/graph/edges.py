@@ -178,18 +178,24 @@ def _ref_edges(index, f, scope: Scope, res) -> None:
     for d in f.defs:
         if d.kind not in DOC_KINDS:
             local[d.name].append(d.qualname)
+    classes = {d.qualname for d in f.defs if d.kind == "class"}
     cache: dict[tuple, tuple[str, list]] = {}
+    matched: dict[str, tuple[str, list]] = {}     # name matches do not depend on the use
     seen: set[tuple] = set()
     for kind, name, line, scope_sym, receiver in sorted(_unique_refs(f), key=lambda r: r[2]):
+        if f.lang == "python":      # the answer depends on where the name is used
+            receiver = (receiver, scope_sym)
         if (name, receiver) not in cache:
             res.wants.add(("name", name))
             if f.lang == "python":
-                how, hits = _python_targets(index, f, name, receiver, scope, local)
+                how, hits = _python_targets(index, f, name, receiver, scope_sym, scope, local,
+                                            classes)
             else:
                 how, hits = "resolved", _resolved_targets(index, f, name, scope.imported,
                                                           scope.files, local)
-            cache[(name, receiver)] = (how, [(h, 1.0) for h in hits]) if hits else \
-                _name_match(index, f, name, line, res)
+            if not hits and name not in matched:
+                matched[name] = _name_match(index, f, name, line, res)
+            cache[(name, receiver)] = (how, [(h, 1.0) for h in hits]) if hits else matched[name]
         how, hits = cache[(name, receiver)]
         ekind = REF_KINDS[kind]
         for (repo, path, sym), w in hits:
@@ -199,23 +205,37 @@ def _ref_edges(index, f, scope: Scope, res) -> None:
                 res.edges.append(_edge(f, ekind, scope_sym, repo, path, sym, line, how, w))
 
 
-def _python_targets(index, f, name, receiver, scope: Scope, local) -> tuple[str, list]:
-    """(how, [(repo, path, qualname)]) for a Python use of ``name``; ([]) when only a
-    name would agree (the caller then tries a weighted realm-wide name match)."""
+def _python_targets(index, f, name, receiver, where, scope: Scope, local,
+                    classes) -> tuple[str, list]:
+    """(how, [(repo, path, qualname)]) for a Python use of ``name`` inside the symbol
+    ``where``; ([]) when only a name would agree (the caller then tries a weighted
+    realm-wide name match)."""
+    receiver = receiver[0]
     if receiver is not None:
         return "resolved", _receiver_targets(index, f, name, receiver, scope, local)
+    own = set(local.get(name, ()))
+    # Lexical scope: a function nested in an enclosing function of the use.
+    for prefix in _enclosing(where):
+        if f"{prefix}.{name}" in own and prefix not in classes:
+            return "resolved", [(f.repo, f.path, f"{prefix}.{name}")]
     if name in scope.imported:
         hits = _resolved_targets(index, f, name, scope.imported, set(), {})
         if hits:
             return "resolved", hits
-    own = local.get(name, [])
-    top = [q for q in own if q == name]
-    if top:
-        return "resolved", [(f.repo, f.path, q) for q in top]
-    if own:     # a method of this file's classes: self.x(), cls.x() or an unknown chain
-        return "inferred", [(f.repo, f.path, q) for q in own]
+    if name in own:
+        return "resolved", [(f.repo, f.path, name)]
+    # self.x(), cls.x(): a method of the class the use is in (its receiver unchecked).
+    for prefix in _enclosing(where):
+        if prefix in classes and f"{prefix}.{name}" in own:
+            return "inferred", [(f.repo, f.path, f"{prefix}.{name}")]
     return "resolved", [(repo, path, d.qualname) for repo, path in sorted(scope.star)
                         for d in _code_defs(index, repo, path, name) if d.qualname == name]
+
+
+def _enclosing(qualname: str | None) -> list[str]:
+    """``A.b.c`` -> [``A.b.c``, ``A.b``, ``A``]: the symbols a use inside it sits in."""
+    parts = qualname.split(".") if qualname else []
+    return [".".join(parts[:n]) for n in range(len(parts), 0, -1)]
 
 
 def _receiver_targets(index, f, name, receiver, scope: Scope, local) -> list[tuple]:
@@ -226,7 +246,7 @@ def _receiver_targets(index, f, name, receiver, scope: Scope, local) -> list[tup
     if receiver in scope.modules:
         repo, path = scope.modules[receiver]
         found = _py_definer(index, repo, path, name)
-        if found is not None:
+        if found is not None and found[1] == name:     # top level: os.close is no method
             (d_repo, d_path), qual = found
             return [(d_repo, d_path, qual)]
         return []

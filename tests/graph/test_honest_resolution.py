@@ -66,3 +66,33 @@ def test_self_method_is_inferred_not_resolved(graph):
     got = {(e.dst_symbol, e.how) for e in graph.edges(["calls"])
            if e.src_path == "pkg/models.py" and e.src_symbol == "User.save"}
     assert ("User.create", "inferred") in got, got
+
+
+NESTED = {
+    "m.py": ("class Alpha:\n    def create(self):\n        return 1\n\n"
+             "    def run(self):\n        return self.create()\n\n\n"
+             "class Beta:\n    def create(self):\n        return 2\n\n"
+             "    def test_x(self):\n        class C:\n            pass\n"
+             "        def helper():\n            return C()\n        return helper()\n\n\n"
+             "def outside():\n    return C()\n\n\n"
+             "class Gamma:\n    def go(self):\n        return self.create()\n"),
+}
+
+
+def calls_from(graph, src_symbol):
+    return {(e.dst_symbol, e.how) for e in graph.edges(["calls"]) if e.src_symbol == src_symbol}
+
+
+def test_self_method_goes_to_the_enclosing_class_only(tree):
+    g = build("r", tree("nested", NESTED))
+    assert calls_from(g, "Alpha.run") == {("Alpha.create", "inferred")}
+    # Gamma has no create: its self.create() is not Alpha's or Beta's by inference.
+    assert not {how for _, how in calls_from(g, "Gamma.go")} & {"inferred", "resolved"}
+
+
+def test_nested_definitions_only_from_their_enclosing_scope(tree):
+    g = build("r", tree("nested", NESTED))
+    assert ("Beta.test_x.C", "resolved") in calls_from(g, "Beta.test_x.helper")
+    assert ("Beta.test_x.helper", "resolved") in calls_from(g, "Beta.test_x")
+    # C() at module level cannot reach a class nested in a method.
+    assert not {how for _, how in calls_from(g, "outside")} & {"inferred", "resolved"}
