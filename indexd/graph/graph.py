@@ -307,7 +307,7 @@ class Graph:
                limit: int | None = 200) -> dict:
         """What may break if ``target`` changes: reverse walk, scored."""
         t0 = time.perf_counter()
-        seeds = self.resolve_target(target)
+        seeds = _with_constructed_classes(self.resolve_target(target))
         visits, traversed = walk(seeds, self._incoming, depth, kinds, reverse=True)
         scores = rank(seeds, traversed)
         seed_files = {s[:3] for s in seeds}
@@ -451,3 +451,15 @@ class Graph:
                     if u["kind"] == kind and (u["name"] == key[1] or last == key[1]):
                         out.append({"realm": src[0], "repo": src[1], "path": src[2], **u})
         return bounded("unresolved", out, limit)
+
+
+CONSTRUCTORS = ("__init__", "__new__", "__post_init__")
+
+
+def _with_constructed_classes(seeds: list[tuple]) -> list[tuple]:
+    """A constructor is run by every ``Class(...)``, which no edge names: changing
+    ``C.__init__`` affects what uses ``C`` (and, through their bases, its subclasses)."""
+    extra = [s[:3] + (s[3].rsplit(".", 1)[0],) for s in seeds
+             if s[3] and "." in s[3] and s[3].rsplit(".", 1)[1] in CONSTRUCTORS]
+    return seeds + [e for e in extra if e not in seeds]
+
