@@ -34,11 +34,12 @@ def parse_defs(path: str, text: str) -> list[Def]:
             for e in result.entries if e.kind != "file"]
 
 
-def changed_paths(repo, base_tree) -> dict[str, str]:
-    """path -> old path, for every file changed in the index or worktree."""
+def changed_paths(repo, base_tree, staged: bool = False) -> dict[str, str]:
+    """path -> old path, for every file changed in the index or worktree
+    (``staged``: in the index only)."""
     index = repo.index
     out: dict[str, str] = {}
-    diffs = [index.diff_to_workdir()]
+    diffs = [] if staged else [index.diff_to_workdir()]
     diffs.append(index.diff_to_tree(base_tree) if base_tree is not None else None)
     for diff in diffs:
         if diff is None:
@@ -83,8 +84,12 @@ def symbols_for(defs: list[Def], ranges: list[tuple[int, int]]) -> dict[str | No
 
 
 def changed_symbols(repo_path: str, since: str | None = None,
-                    defs_for: Callable[[str, str], list[Def]] | None = None) -> list[dict]:
-    """Changed symbols of a repo: [{path, symbol, kind, start_line, end_line, change, lines}]."""
+                    defs_for: Callable[[str, str], list[Def]] | None = None,
+                    staged: bool = False) -> list[dict]:
+    """Changed symbols of a repo: [{path, symbol, kind, start_line, end_line, change, lines}].
+
+    ``staged``: the index against HEAD (``git diff --cached``), the new side
+    read from the index's blobs, so unstaged edits on top are not counted."""
     import pygit2
 
     repo = pygit2.Repository(str(repo_path))
@@ -96,10 +101,9 @@ def changed_symbols(repo_path: str, since: str | None = None,
         base_tree = repo.head.peel(pygit2.Tree)
     out = []
     workdir = Path(repo.workdir)
-    for path in sorted(changed_paths(repo, base_tree)):
+    for path in sorted(changed_paths(repo, base_tree, staged)):
         old = _blob_text(base_tree, path)
-        fp = workdir / path
-        new = fp.read_text(encoding="utf-8", errors="replace") if fp.is_file() else None
+        new = _index_text(repo, path) if staged else _work_text(workdir / path)
         if old == new:
             continue
         out += _file_changes(path, old, new, defs_for)
@@ -126,6 +130,18 @@ def committed_facts(realm: str, repo: str, path: str, text: str) -> FileFacts:
     result = parse_source(path, text, lang, lambda rel: (Path(repo) / rel).exists())
     return facts_from_parse(realm, repo, path, lang, result,
                             status="failed" if result.error else "indexed", text=text)
+
+
+def _work_text(fp: Path) -> str | None:
+    return fp.read_text(encoding="utf-8", errors="replace") if fp.is_file() else None
+
+
+def _index_text(repo, path: str) -> str | None:
+    try:
+        entry = repo.index[path]
+    except KeyError:   # staged deletion
+        return None
+    return repo[entry.id].data.decode("utf-8", "replace")
 
 
 def _blob_text(tree, path: str) -> str | None:

@@ -59,3 +59,26 @@ def test_changed_lines_outside_symbols(git_repo):
     git_repo.write("mod.py", "import sys\n" + V1[len("import os\n"):])
     out = changed_symbols(git_repo.path)
     assert [(r["symbol"], r["kind"], r["lines"]) for r in out] == [(None, "file", [(1, 1)])]
+
+
+def test_staged_only_sees_the_index(git_repo):
+    """--staged: the index against HEAD; unstaged edits on top, and unstaged
+    deletions, are not counted."""
+    git_repo.write("mod.py", V1)
+    git_repo.write("gone.py", "def old():\n    pass\n")
+    git_repo.commit("v1")
+    git_repo.write("mod.py", V1.replace("return 2\n\nclass", "return 22\n\nclass"))
+    git_repo.repo.index.add("mod.py")
+    git_repo.repo.index.write()
+    git_repo.write("mod.py", V1.replace("return 2\n\nclass", "return 22\n\nclass")
+                   .replace("return 1\n\ndef beta", "return 11\n\ndef beta"))
+    git_repo.rm("gone.py")
+    staged = {(r["path"], r["symbol"], r["change"])
+              for r in changed_symbols(git_repo.path, staged=True)}
+    assert staged == {("mod.py", "beta", "modified")}
+    assert rows(git_repo) == {("mod.py", "alpha", "modified"), ("mod.py", "beta", "modified"),
+                              ("gone.py", "old", "deleted")}
+    git_repo.repo.index.remove("gone.py")
+    git_repo.repo.index.write()
+    assert ("gone.py", "old", "deleted") in {
+        (r["path"], r["symbol"], r["change"]) for r in changed_symbols(git_repo.path, staged=True)}
