@@ -476,7 +476,7 @@ class Engine:
 
     async def graph_call(self, name: str, **kw) -> dict:
         fn = getattr(self.relations, name)
-        if name in ("impact", "deps", "changes"):
+        if name in ("impact", "deps", "changes", "tests_affected"):
             kw["pending"] = self.pending_keys()
         result = await asyncio.to_thread(fn, **kw)
         if isinstance(result, dict):

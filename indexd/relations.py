@@ -265,6 +265,12 @@ class Relations:
                 "limit": limit, "truncated": any_truncated(lists),
                 "took_ms": round((time.perf_counter() - t0) * 1000, 2)}
 
+    def tests_affected(self, **kw) -> dict:
+        """The tests to run for a change, ranked, with evidence (tests_affected.py)."""
+        from .tests_affected import tests_affected
+
+        return tests_affected(self, **kw)
+
     def _impact_of_gone(self, repo: str, since: str | None, gone: list[dict], depth: int,
                         pending, doubts: list[str]) -> list[dict]:
         """Impact of deleted/renamed symbols (and deleted files) as the committed

@@ -16,14 +16,14 @@ import sys
 from pathlib import Path
 
 from ..config import load_settings
-from ..errors import ConfigError, DaemonNotRunning, IndexdError
+from ..errors import ConfigError, DaemonNotRunning, IndexdError, InvalidParams
 from . import render
 
 EXIT_OK, EXIT_EMPTY, EXIT_USAGE, EXIT_UNREACHABLE, EXIT_ERROR = 0, 1, 2, 3, 4
 # Methods that still answer from the store when the daemon is down.
 LOCAL_OK = {"search", "symbols", "status", "realm.add", "realm.remove", "realm.list", "purge",
             "impact", "deps", "refs", "changes", "graph.export", "annotate", "annotations",
-            "skipped", "tests.ingest"}
+            "skipped", "tests.ingest", "tests.affected"}
 
 
 def _json_flag(p: argparse.ArgumentParser) -> None:
@@ -132,6 +132,20 @@ def _parser() -> argparse.ArgumentParser:
                                         "per-test contexts (--cov-context=test)")
     ti.add_argument("path", help="the data file, e.g. .coverage")
     _json_flag(ti)
+    ta = tsub.add_parser("affected", help="test files to run for the uncommitted diff (or "
+                                          "--since REV, --staged, or TARGETs), ranked, with "
+                                          "evidence and whether the selection is safe")
+    ta.add_argument("targets", nargs="*", help="files or path::Symbol instead of a diff")
+    what = ta.add_mutually_exclusive_group()
+    what.add_argument("--since", help="a git revision (default: HEAD, staged + unstaged)")
+    what.add_argument("--staged", action="store_true", help="the index vs HEAD only")
+    ta.add_argument("--repo", default=".", help="the repo to diff (default: the current folder)")
+    ta.add_argument("--depth", type=int, default=3)
+    ta.add_argument("--format", choices=["text", "pytest"], default="text",
+                    help="pytest: only the test file paths, relative to the current folder, "
+                         "one a line (for pytest $(indexctl tests affected --format pytest))")
+    _limit_flag(ta)
+    _json_flag(ta)
 
     for name, text in (("pause", "stop indexing (changes are still collected)"),
                        ("resume", "resume indexing"),
@@ -261,6 +275,8 @@ def dispatch(args) -> int:
     if args.cmd == "skipped":
         params = {"limit": args.limit} | ({"realm": args.realm} if args.realm else {})
         return _emit(args, call(settings, "skipped", params), render.skipped)
+    if args.cmd == "tests" and args.tests_cmd == "affected":
+        return _tests_affected(settings, args)
     if args.cmd == "tests":
         result = call(settings, "tests.ingest", {"path": _abs_path(args.path)}, timeout=600.0)
         return _emit(args, result, render.tests_ingest)
@@ -286,6 +302,26 @@ def dispatch(args) -> int:
 
         return tray.main(["--state-file", args.state_file] if args.state_file else [])
     return EXIT_USAGE
+
+
+def _tests_affected(settings, args) -> int:
+    """Exit 1 when no test file is selected (stdout then empty with --format pytest:
+    note that a bare ``pytest $(...)`` would then run the whole suite)."""
+    if args.targets and (args.since or args.staged):
+        raise InvalidParams("give TARGETs, --since or --staged, not several")
+    params = {"depth": args.depth, "limit": args.limit}
+    if args.targets:
+        params["targets"] = [_abs_target(t) for t in args.targets]
+    else:
+        params |= {"repo": str(Path(args.repo).resolve()), "since": args.since,
+                   "staged": args.staged}
+    result = call(settings, "tests.affected", {k: v for k, v in params.items() if v is not None})
+    if args.format == "pytest" and not args.json:
+        for line in render.pytest_args(result):
+            print(line)
+    else:
+        _emit(args, result, render.tests_affected)
+    return EXIT_OK if result.get("tests") else EXIT_EMPTY
 
 
 def _settings():

@@ -289,3 +289,31 @@ def tests_ingest(result: dict) -> None:
     if result.get("stale"):
         print(_c("33", f"{result['stale']} stored coverage edges are stale: re-run the tests "
                        f"with coverage and ingest again"))
+
+
+def pytest_args(result: dict) -> list[str]:
+    """The selected test files, relative to the current folder, for pytest's command line."""
+    import os
+
+    return [os.path.relpath(os.path.join(t["repo"], t["path"])) for t in result.get("tests", [])]
+
+
+def tests_affected(result: dict) -> None:
+    for t in result.get("tests", []):
+        mark = "fallback" if t["fallback"] else "trusted" if t["trusted"] else "weak"
+        print(f"{t['rank']:>3}. {t['path']}  {t['score']:.2f}  [{mark}]")
+        for ev in t["evidence"][:3]:
+            print(dim(f"       {ev['changed']} <- {ev['test']} ({' > '.join(ev['how']) or '-'})"))
+    if not result.get("tests"):
+        print(dim("no test file reaches the change"))
+    if result.get("tests_truncated"):
+        print(dim(f"  ... {result['tests_total']} test files in all (raise --limit)"))
+    if result.get("untested"):
+        print(dim("no tests at all: " + ", ".join(result["untested"])))
+    if result.get("safe"):
+        print(_c("32", "safe: every changed symbol has a resolved or covered path to a test"
+                       + (" or has none" if result.get("untested") else "")))
+    else:
+        print(_c("33", f"not safe: {result['fallback']['reason']}"))
+    if result.get("incomplete_reason"):
+        print(_c("33", f"incomplete: {result['incomplete_reason']}"))

@@ -49,7 +49,7 @@ class Methods:
             "realm.add": self.realm_add, "realm.remove": self.realm_remove,
             "realm.list": self.realm_list, "reindex": self.reindex,
             "subscribe": self.subscribe, "shutdown": self.shutdown,
-            "tests.ingest": self.tests_ingest,
+            "tests.ingest": self.tests_ingest, "tests.affected": self.tests_affected,
         }
 
     @property
@@ -218,6 +218,30 @@ class Methods:
             raise InvalidParams("since must be a git revision string")
         return await self._graph("changes", repo=root, since=since,
                                  depth=_int(params, "depth", 2, 1, 10), limit=_limit(params))
+
+    async def tests_affected(self, params, conn) -> dict:
+        """Test files to run for a diff (working tree, ``since`` REV or ``staged``) or for
+        ``targets``; see indexd/tests_affected.py."""
+        since, targets = params.get("since"), params.get("targets")
+        staged = params.get("staged", False)
+        if since is not None and not isinstance(since, str):
+            raise InvalidParams("since must be a git revision string")
+        if not isinstance(staged, bool):
+            raise InvalidParams("staged must be true or false")
+        if targets is not None and not (isinstance(targets, list) and targets
+                                        and all(isinstance(t, str) and t for t in targets)):
+            raise InvalidParams("targets must be a non-empty list of paths or path::Symbol")
+        if sum((since is not None, staged, targets is not None)) > 1:
+            raise InvalidParams("give one of since, staged or targets")
+        root = None
+        if targets is None:
+            repo = params.get("repo") or "."
+            if not isinstance(repo, str):
+                raise InvalidParams("repo must be a path")
+            _realm, root, _rel = locate(self.settings, repo)
+        return await self._graph("tests_affected", repo=root, since=since, staged=staged,
+                                 targets=targets, depth=_int(params, "depth", 3, 1, 10),
+                                 limit=_limit(params))
 
     async def graph_export(self, params, conn) -> dict:
         fmt = params.get("format", "json")

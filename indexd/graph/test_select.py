@@ -1,0 +1,135 @@
+"""Test selection: which test files to run for a change, and whether that is enough.
+
+Pure: given each changed symbol's impact answer (``Graph.impact`` with
+coverage merged), ``select_tests`` groups the tests bucket by test file,
+keeps per file its best score, the changed symbols it reaches and the
+evidence chain (the ``via`` edges, test -> ... -> changed symbol, each with
+its ``how``), and says per changed symbol how well it is tested:
+
+- ``trusted``: some test reaches it over resolved / inferred / coverage edges only;
+- ``weak``: tests reach it, but only through a name_match or git (co-change) edge;
+- ``untested``: provably no test: no test item, no unresolved reference that
+  might be it, the answer complete and the walk not cut at its depth;
+- ``unknown``: the graph cannot tell (not indexed, walk cut, unresolved names).
+
+``safe`` is every changed symbol trusted or untested. When it is not,
+``add_fallback`` adds every test file importing the changed modules
+transitively; every file there not selected on trusted evidence reads
+``fallback: true``.
+"""
+
+from __future__ import annotations
+
+from .model import is_test_path, node_label
+
+TRUSTED_HOW = ("resolved", "inferred", "coverage")
+FALLBACK_SCORE = 0.0   # fallback files rank after every selected one anyway
+
+
+def path_hows(test_item: dict) -> list[str]:
+    return [edge["how"] for edge in test_item.get("via", [])]
+
+
+def is_trusted(test_item: dict) -> bool:
+    hows = path_hows(test_item)
+    return bool(hows) and all(h in TRUSTED_HOW for h in hows)
+
+
+def change_label(ch: dict) -> str:
+    return node_label(ch["repo"], ch["path"], ch.get("symbol"))
+
+
+def select_tests(pairs: list[tuple[dict, dict | None]], depth: int) -> dict:
+    """``pairs``: (change row with repo/path/symbol/change, its impact or None when the
+    graph does not know it). -> {"files": {(repo, path): row}, "changed": [...]}."""
+    files: dict[tuple, dict] = {}
+    changed = []
+    for ch, result in pairs:
+        label = change_label(ch)
+        if is_test_path(ch["path"]) and ch.get("change") != "deleted":
+            _add(files, ch["repo"], ch["path"], ch.get("symbol"), label, score=1.0, trusted=True,
+                 hows=["changed"], via=[])
+            changed.append({**_row(ch), "tested": "trusted", "tests": [ch["path"]]})
+            continue
+        tests = (result or {}).get("tests", [])
+        for t in tests:
+            _add(files, t["repo"], t["path"], t.get("symbol"), label, score=t["score"],
+                 trusted=is_trusted(t), hows=path_hows(t), via=t.get("via", []))
+        changed.append({**_row(ch), "tested": _tested(tests, result, depth),
+                        "tests": sorted({t["path"] for t in tests})})
+    return {"files": files, "changed": changed}
+
+
+def _row(ch: dict) -> dict:
+    return {"repo": ch["repo"], "path": ch["path"], "symbol": ch.get("symbol"),
+            "change": ch.get("change"), "label": change_label(ch)}
+
+
+def _tested(tests: list[dict], result: dict | None, depth: int) -> str:
+    if any(is_trusted(t) for t in tests):
+        return "trusted"
+    if tests:
+        return "weak"
+    if result is None or not result.get("complete", False):
+        return "unknown"
+    if result.get("unresolved_total", 0) or str(depth) in result.get("affected_by_distance", {}):
+        return "unknown"   # a name that might be it, or a walk that stopped short
+    return "untested"
+
+
+def _add(files: dict, repo: str, path: str, test_symbol: str | None, changed: str, *,
+         score: float, trusted: bool, hows: list[str], via: list[dict]) -> None:
+    row = files.setdefault((repo, path), {
+        "repo": repo, "path": path, "score": 0.0, "trusted": False, "fallback": False,
+        "symbols": [], "nodes": [], "evidence": {}})
+    row["score"] = max(row["score"], round(score, 4))
+    row["trusted"] = row["trusted"] or trusted
+    if changed not in row["symbols"]:
+        row["symbols"].append(changed)
+    if test_symbol and test_symbol not in row["nodes"]:
+        row["nodes"].append(test_symbol)
+    best = row["evidence"].get(changed)
+    if best is None or (trusted, score) > (best["trusted"], best["score"]):
+        row["evidence"][changed] = {"changed": changed,
+                                    "test": node_label(repo, path, test_symbol),
+                                    "trusted": trusted, "score": round(score, 4), "how": hows,
+                                    "via": via}
+
+
+def add_fallback(files: dict, import_impacts: list[tuple[str, dict]]) -> list[str]:
+    """Every test file importing a changed module transitively; those not selected on
+    trusted evidence get ``fallback: true`` (added, or kept from weak evidence).
+    Returns the whole import set's paths."""
+    named = []
+    for module, result in import_impacts:
+        for t in result.get("tests", []):
+            if t["path"] not in named:
+                named.append(t["path"])
+            row = files.setdefault((t["repo"], t["path"]), {
+                "repo": t["repo"], "path": t["path"], "score": FALLBACK_SCORE,
+                "trusted": False, "fallback": True, "symbols": [], "nodes": [],
+                "evidence": {}})
+            if row["trusted"]:
+                continue
+            row["fallback"] = True
+            if module not in row["symbols"]:
+                row["symbols"].append(module)
+            row["evidence"].setdefault(module, {
+                "changed": module, "test": node_label(t["repo"], t["path"], t.get("symbol")),
+                "trusted": False, "score": FALLBACK_SCORE, "how": path_hows(t),
+                "via": t.get("via", [])})
+    return named
+
+
+def ranked(files: dict) -> list[dict]:
+    """Selected first (trusted, then by score), fallback after; evidence as a list."""
+    rows = sorted(files.values(), key=lambda r: (r["fallback"], not r["trusted"], -r["score"],
+                                                 r["path"]))
+    return [{**{k: v for k, v in r.items() if k != "nodes"}, "rank": i + 1,
+             "node_ids": [_node_id(r["path"], n) for n in r["nodes"]],
+             "evidence": list(r["evidence"].values())} for i, r in enumerate(rows)]
+
+
+def _node_id(path: str, symbol: str) -> str:
+    """pytest's node id: 'tests/test_a.py::TestK::test_m' for symbol 'TestK.test_m'."""
+    return f"{path}::" + symbol.replace(".", "::")

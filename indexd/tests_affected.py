@@ -1,0 +1,127 @@
+"""`tests.affected`: the test files to run for a change, ranked, with evidence.
+
+The change is a repo's diff (working tree vs HEAD, ``since`` REV, or
+``staged``: the index vs HEAD; graph/changes.py) or explicit targets. Each
+changed symbol's impact (the warm graph's reverse walk plus coverage edges,
+``Relations.impact``; deleted/renamed symbols as their committed file had
+them) is turned into a selection by graph/test_select.py. When some changed
+symbol has no trusted path to a test, the answer is not ``safe`` and adds
+every test file importing the changed module transitively (an imports-only
+impact of the file), so running the answer still runs what could break.
+"""
+
+from __future__ import annotations
+
+import time
+
+from .errors import InvalidParams, RealmError
+from .graph.impact import bounded
+from .graph.model import node_label
+from .graph.test_select import add_fallback, ranked, select_tests
+
+FALLBACK_DEPTH = 10   # imports chains are short; this reaches any real one
+
+
+def tests_affected(rel, repo: str | None = None, since: str | None = None, staged: bool = False,
+                   targets: list[str] | None = None, depth: int = 3, pending=None,
+                   limit: int | None = 200) -> dict:
+    t0 = time.perf_counter()
+    rel._ready()
+    changed = (_target_changes(rel, targets) if targets
+               else _diff_changes(repo, since, staged))
+    doubts: list[str] = []
+    pairs = _impacts(rel, repo, since, changed, depth, pending, doubts)
+    picked = select_tests(pairs, depth)
+    unsafe = [c for c in picked["changed"] if c["tested"] not in ("trusted", "untested")]
+    fallback = None
+    if unsafe:
+        modules = list(dict.fromkeys((c["repo"], c["path"]) for c in unsafe))
+        fallback = {"reason": _reason(unsafe),
+                    "modules": [node_label(r, p, None) for r, p in modules],
+                    "files": add_fallback(picked["files"],
+                                          _import_impacts(rel, modules, pending, doubts))}
+    rows = ranked(picked["files"])
+    results = [r for _, r in pairs if r is not None]
+    reasons = [r["incomplete_reason"] for r in results if r.get("incomplete_reason")] + doubts
+    return {"repo": repo, "since": since, "staged": staged, "targets": targets,
+            "changed": picked["changed"], **bounded("tests", rows, limit),
+            "safe": not unsafe, "unsafe": [c["label"] for c in unsafe],
+            "untested": [c["label"] for c in picked["changed"] if c["tested"] == "untested"],
+            "fallback": fallback,
+            "complete": all(r["complete"] for r in results) and not doubts,
+            "incomplete_reason": "; ".join(dict.fromkeys(reasons)) or None,
+            "limit": limit, "truncated": len(rows) > (limit or len(rows)),
+            "took_ms": round((time.perf_counter() - t0) * 1000, 2)}
+
+
+def _reason(unsafe: list[dict]) -> str:
+    weak = [c["label"] for c in unsafe if c["tested"] == "weak"]
+    unknown = [c["label"] for c in unsafe if c["tested"] == "unknown"]
+    parts = []
+    if weak:
+        parts.append("only name_match/git paths to tests for " + ", ".join(weak))
+    if unknown:
+        parts.append("cannot tell which tests reach " + ", ".join(unknown))
+    return "; ".join(parts) + ": added every test file importing the changed module(s)"
+
+
+def _diff_changes(repo: str | None, since: str | None, staged: bool) -> list[dict]:
+    from .graph.changes import changed_symbols
+
+    if repo is None:
+        raise InvalidParams("tests.affected needs a repo (or targets)")
+    try:
+        rows = changed_symbols(repo, since, staged=staged)
+    except (KeyError, ValueError) as exc:
+        raise InvalidParams(f"cannot diff {repo} against {since or 'HEAD'}: {exc}") from None
+    return [{**r, "repo": repo} for r in rows]
+
+
+def _target_changes(rel, targets: list[str]) -> list[dict]:
+    out = []
+    with rel.lock:
+        graph = rel._ready()
+        for target in targets:
+            try:
+                nodes = graph.resolve_target(target)
+            except KeyError as exc:
+                raise RealmError(f"unknown target {target!r}: {exc.args[0] if exc.args else ''}"
+                                 ) from None
+            out += [{"repo": n[1], "path": n[2], "symbol": n[3], "change": "target"}
+                    for n in nodes]
+    return out
+
+
+def _impacts(rel, repo, since, changed, depth, pending,
+             doubts) -> list[tuple[dict, dict | None]]:
+    """(change, its impact) per change; None: the graph does not know it."""
+    out, gone = [], []
+    for ch in changed:
+        try:
+            out.append((ch, rel.impact(_target(ch), depth=depth, pending=pending, limit=None)))
+        except RealmError:
+            if ch["change"] in ("deleted", "renamed") and repo is not None:
+                gone.append(ch)
+            else:
+                out.append((ch, None))   # a file indexd does not index: cannot tell
+    if gone:
+        by_target = {r["target"]: r for r in
+                     rel._impact_of_gone(repo, since, gone, depth, pending, doubts)}
+        out += [(ch, by_target.get(_target(ch))) for ch in gone]
+    return out
+
+
+def _import_impacts(rel, modules, pending, doubts) -> list[tuple[str, dict]]:
+    out = []
+    for repo, path in modules:
+        try:
+            out.append((node_label(repo, path, None), rel.impact(f"{repo}/{path}", depth=FALLBACK_DEPTH,
+                                                     kinds=["imports"], pending=pending,
+                                                     limit=None)))
+        except RealmError:
+            doubts.append(f"no importers known for {path} (not in the index)")
+    return out
+
+
+def _target(ch: dict) -> str:
+    return f"{ch['repo']}/{ch['path']}" + (f"::{ch['symbol']}" if ch.get("symbol") else "")

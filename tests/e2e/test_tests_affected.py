@@ -1,0 +1,157 @@
+"""`indexctl tests affected`: the tests to run for a change, on a real git repo, through
+the real daemon and offline, and run for real with pytest."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from indexd.errors import InvalidParams
+from testlib import BIN, run_cli, settings_with_realm
+
+A_PY = "def bump(x):\n    return x + 1\n\n\ndef unbump(x):\n    return x - 1\n"
+A_EDIT = A_PY.replace("x + 1", "x + 2")          # breaks test_a
+B_PY = "class Widget:\n    def frobnicate(self):\n        return 1\n"
+B_EDIT = B_PY.replace("return 1", "value = 1\n        return value")
+C_PY = "from pkg.b import Widget\n\n\ndef make():\n    return Widget()\n"
+TEST_A = "from pkg.a import bump\n\n\ndef test_bump():\n    assert bump(1) == 2\n"
+TEST_UNBUMP = "from pkg.a import unbump\n\n\ndef test_unbump():\n    assert unbump(1) == 0\n"
+# frobnicate is reached by name only: `thing` is a fixture, its type unknown
+TEST_B = ("import pytest\n\nfrom pkg.c import make\n\n\n@pytest.fixture\ndef thing():\n"
+          "    return make()\n\n\ndef test_frob(thing):\n    assert thing.frobnicate() == 1\n")
+TEST_C = "from pkg import c\n\n\ndef test_make():\n    assert c.make() is not None\n"
+
+
+def make_package(git_repo):
+    for rel, text in (("pkg/__init__.py", ""), ("pkg/a.py", A_PY), ("pkg/b.py", B_PY),
+                      ("pkg/c.py", C_PY), ("tests/test_a.py", TEST_A),
+                      ("tests/test_unbump.py", TEST_UNBUMP), ("tests/test_b.py", TEST_B),
+                      ("tests/test_c.py", TEST_C)):
+        git_repo.write(rel, text)
+    git_repo.commit("v1")
+
+
+def stage(git_repo, rel: str) -> None:
+    git_repo.repo.index.add(rel)
+    git_repo.repo.index.write()
+
+
+def affected_cli(repo, *args) -> subprocess.CompletedProcess:
+    return subprocess.run([str(BIN / "indexctl"), "tests", "affected", *map(str, args)],
+                          cwd=repo, capture_output=True, text=True, timeout=120)
+
+
+def paths(answer: dict) -> list[str]:
+    return [t["path"] for t in answer["tests"]]
+
+
+def test_changed_function_selects_its_test_with_evidence_daemon(git_repo, daemon):
+    make_package(git_repo)
+    settings_with_realm("work", git_repo.path)
+    git_repo.write("pkg/a.py", A_EDIT)
+    d = daemon()
+    d.call("status", sync=True)
+    answer = d.call("tests.affected", repo=str(git_repo.path))
+    assert paths(answer) == ["tests/test_a.py"], answer["tests"]
+    top = answer["tests"][0]
+    assert top["rank"] == 1 and top["trusted"] and not top["fallback"]
+    assert top["symbols"] == ["repo/pkg/a.py::bump"] and top["node_ids"] == [
+        "tests/test_a.py::test_bump"]
+    ev = top["evidence"][0]
+    assert ev["changed"] == "repo/pkg/a.py::bump" and ev["trusted"]
+    assert ev["how"] and set(ev["how"]) <= {"resolved", "inferred", "coverage"}
+    assert ev["via"][-1]["to"] == "repo/pkg/a.py::bump"
+    assert answer["safe"] is True and answer["fallback"] is None and answer["unsafe"] == []
+    assert [(c["symbol"], c["tested"]) for c in answer["changed"]] == [("bump", "trusted")]
+
+    # the same change committed: --since HEAD~1 gives the same selection (CLI, daemon up)
+    git_repo.commit("bump by two")
+    assert d.call("tests.affected", repo=str(git_repo.path))["tests"] == []
+    out = affected_cli(git_repo.path, "--since", "HEAD~1", "--json")
+    assert out.returncode == 0, out.stderr
+    since = json.loads(out.stdout)
+    assert paths(since) == ["tests/test_a.py"] and since["safe"] is True
+    assert since["tests"][0]["evidence"][0]["how"] == ev["how"]
+
+
+def test_staged_sees_only_staged_changes_daemon(git_repo, daemon):
+    make_package(git_repo)
+    settings_with_realm("work", git_repo.path)
+    git_repo.write("pkg/a.py", A_PY.replace("x - 1", "x - 1 + 0"))   # unbump, staged
+    stage(git_repo, "pkg/a.py")
+    git_repo.write("pkg/a.py", A_PY.replace("x - 1", "x - 1 + 0").replace("x + 1", "1 + x"))
+    d = daemon()
+    d.call("status", sync=True)
+    staged = d.call("tests.affected", repo=str(git_repo.path), staged=True)
+    assert [c["symbol"] for c in staged["changed"]] == ["unbump"]
+    assert paths(staged) == ["tests/test_unbump.py"] and staged["staged"] is True
+    everything = d.call("tests.affected", repo=str(git_repo.path))
+    assert sorted(paths(everything)) == ["tests/test_a.py", "tests/test_unbump.py"]
+
+
+def test_name_match_only_is_not_safe_and_names_the_fallback_offline(git_repo):
+    make_package(git_repo)
+    settings_with_realm("work", git_repo.path)
+    git_repo.write("pkg/b.py", B_EDIT)
+    run_cli("index", "--json", tool="indexd", check=True)
+    out = affected_cli(git_repo.path, "--json")
+    assert out.returncode == 0, out.stderr
+    answer = json.loads(out.stdout)
+    assert answer["safe"] is False
+    assert answer["unsafe"] == ["repo/pkg/b.py::Widget.frobnicate"]
+    assert [c["tested"] for c in answer["changed"]] == ["weak"]
+    fb = answer["fallback"]
+    assert fb["modules"] == ["repo/pkg/b.py"] and "name_match" in fb["reason"]
+    # test_b imports pkg.c, which imports pkg.b; so does test_c (import pkg.c): both
+    assert sorted(fb["files"]) == ["tests/test_b.py", "tests/test_c.py"]
+    rows = {t["path"]: t for t in answer["tests"]}
+    assert set(rows) == {"tests/test_b.py", "tests/test_c.py"}
+    assert all(r["fallback"] and not r["trusted"] for r in rows.values())
+    weak = rows["tests/test_b.py"]["evidence"][0]
+    assert weak["changed"] == "repo/pkg/b.py::Widget.frobnicate" and "name_match" in weak["how"]
+    assert paths(answer)[0] == "tests/test_b.py"      # the name_match hit ranks first
+
+
+def test_format_pytest_runs_exactly_the_selection_offline(git_repo):
+    make_package(git_repo)
+    settings_with_realm("work", git_repo.path)
+    git_repo.write("pkg/a.py", A_EDIT)
+    run_cli("index", "--json", tool="indexd", check=True)
+    out = affected_cli(git_repo.path, "--format", "pytest")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["tests/test_a.py"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("INDEXD_", "PYTEST_"))}
+    env["PYTHONPATH"] = str(git_repo.path)
+    ran = subprocess.run([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider",
+                          *out.stdout.split()], cwd=git_repo.path, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 1, ran.stdout          # bump(1) is 3 now: test_bump fails
+    assert "tests/test_a.py::test_bump FAILED" in ran.stdout
+    assert "collected 1 item" in ran.stdout and "test_unbump" not in ran.stdout
+
+    # nothing changed: empty stdout, exit 1
+    git_repo.write("pkg/a.py", A_PY)
+    run_cli("index", "--json", tool="indexd", check=True)
+    none = affected_cli(git_repo.path, "--format", "pytest")
+    assert none.returncode == 1 and none.stdout == ""
+
+
+def test_targets_and_bad_params(git_repo, daemon):
+    make_package(git_repo)
+    settings_with_realm("work", git_repo.path)
+    d = daemon()
+    d.call("status", sync=True)
+    out = affected_cli(git_repo.path, "pkg/a.py::unbump", "--json")
+    assert out.returncode == 0, out.stderr
+    assert paths(json.loads(out.stdout)) == ["tests/test_unbump.py"]
+    for params, words in (({"since": "HEAD", "staged": True}, "one of"),
+                          ({"since": "no-such-rev"}, "cannot diff"),
+                          ({"targets": []}, "targets must be"),
+                          ({"staged": "yes"}, "staged must be")):
+        with pytest.raises(InvalidParams) as err:
+            d.call("tests.affected", repo=str(git_repo.path), **params)
+        assert err.value.code == -32602 and words in err.value.message, err.value.message
