@@ -115,9 +115,9 @@ def _import_impacts(rel, modules, pending, doubts) -> list[tuple[str, dict]]:
     out = []
     for repo, path in modules:
         try:
-            out.append((node_label(repo, path, None), rel.impact(f"{repo}/{path}", depth=FALLBACK_DEPTH,
-                                                     kinds=["imports"], pending=pending,
-                                                     limit=None)))
+            result = rel.impact(f"{repo}/{path}", depth=FALLBACK_DEPTH, kinds=["imports"],
+                                pending=pending, limit=None)
+            out.append((node_label(repo, path, None), result))
         except RealmError:
             doubts.append(f"no importers known for {path} (not in the index)")
     return out

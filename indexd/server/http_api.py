@@ -671,6 +671,14 @@ RPC_PARAMS: dict[str, dict] = {
         "path": {"type": "string", "minLength": 1,
                  "description": "a coverage.py data file recorded with per-test contexts, "
                                 "as the daemon sees it (absolute)"}}},
+    "tests.affected": {"type": "object", "properties": {
+        "repo": {"type": "string", "description": "a path inside a realm (default '.')"},
+        "since": {"type": "string", "description": "git revision (default: the working tree "
+                                                   "vs HEAD)"},
+        "staged": {"type": "boolean", "default": False, "description": "the index vs HEAD"},
+        "targets": {**_STRS, "description": "files or path::Symbol instead of a diff"},
+        "depth": {"type": "integer", "minimum": 1, "maximum": 10, "default": 3},
+        "limit": _LIMIT}},
 }
 
 RPC_SUMMARIES = {
@@ -693,6 +701,8 @@ RPC_SUMMARIES = {
     "subscribe": "Status notifications (socket only)",
     "shutdown": "Stop the daemon",
     "tests.ingest": "Covers edges (test -> symbol) from a per-test coverage.py data file",
+    "tests.affected": "Test files to run for a diff or targets, ranked, with evidence and "
+                      "a safe flag",
 }
 
 
