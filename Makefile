@@ -33,6 +33,7 @@ bench: install
 	$(PY) bench/ast_agreement.py
 	$(PY) bench/hostile_parse.py
 	$(PY) bench/impact_quality.py
+	$(PY) bench/impact_vs_tests.py
 	$(PY) bench/edge_precision.py
 	$(PY) bench/impact_latency.py
 	$(PY) bench/search_quality.py
