@@ -53,8 +53,9 @@ INSTRUCTIONS = (
     "keyword and semantic search, an import/reference graph). Prefer index_search over "
     "grep for finding where something is defined or implemented, index_symbols for a "
     "file's outline, index_impact before changing a function or file, index_changes to "
-    "see what the current diff may break. Each answer ends with a freshness footer; if "
-    "it says stale, results may miss the newest edits (index_file reindexes one file now)."
+    "see what the current diff may break, index_tests for the tests to run for it. Each "
+    "answer ends with a freshness footer; if it says stale, results may miss the newest "
+    "edits (index_file reindexes one file now)."
 )
 
 
@@ -306,6 +307,35 @@ def format_impact(res: dict) -> str:
     return "\n".join(out)
 
 
+def format_tests(res: dict) -> str:
+    """One line per test file (rank, path, score, why), the safety verdict, a pytest line."""
+    what = ("targets " + ", ".join(res.get("targets") or []) if res.get("targets") else
+            "staged changes" if res.get("staged") else
+            f"changes since {res['since']}" if res.get("since") else "uncommitted changes")
+    rows = [t for t in res.get("tests") or [] if isinstance(t, dict)]
+    out = [f"tests to run for {what} in {res.get('repo') or 'the targets'}: {len(rows)} file(s)"
+           f" of {res.get('tests_total', len(rows))}, safe={'true' if res.get('safe') else 'false'}"]
+    for t in rows:
+        mark = "fallback" if t.get("fallback") else "trusted" if t.get("trusted") else "weak"
+        ev = (t.get("evidence") or [{}])[0]
+        how = ">".join(ev.get("how") or []) or "-"
+        out.append(f"  {t.get('rank')}. {t['path']} — score {t.get('score')}, {mark}: "
+                   f"{ev.get('changed')} <- {ev.get('test')} ({how})")
+    if res.get("untested"):
+        out.append("no tests at all: " + ", ".join(res["untested"]))
+    if res.get("fallback"):
+        out.append("not safe: " + _one_line(res["fallback"].get("reason") or "", 300))
+    if rows:
+        out.append("run (from the repo): pytest " + " ".join(t["path"] for t in rows))
+    foot = [f"complete={'true' if res.get('complete', True) else 'false'}"]
+    if res.get("incomplete_reason"):
+        foot.append(f"({_one_line(res['incomplete_reason'], 160)})")
+    if "index_lag_s" in res or "stale" in res:
+        foot.append(_freshness(res))
+    out.append("[" + " · ".join(foot) + "]")
+    return "\n".join(out)
+
+
 def format_generic(res: dict) -> str:
     text = json.dumps(res, separators=(",", ":"), default=str)
     if len(text) > MAX_JSON_CHARS:
@@ -458,6 +488,23 @@ def index_changes(
     return _render(format_impact, res)
 
 
+def index_tests(
+    repo: Annotated[str | None, Field(description="repo folder (absolute, or relative to the "
+                                                  "project); default: the project")] = None,
+    since: Annotated[str | None, Field(
+        description="git revision to diff against (default: uncommitted changes vs HEAD)")] = None,
+    staged: Annotated[bool, Field(description="only the staged changes (index vs HEAD)")] = False,
+    targets: Annotated[list[str] | None, Field(
+        description="files or 'path::Qualified.name' to select tests for, instead of a diff"
+    )] = None,
+    limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="test files listed")] = MAX_LIST,
+) -> str:
+    res = _call("tests.affected", repo=_local_path(repo or "."), since=since,
+                staged=staged or None, targets=[_target(t) for t in targets] if targets else None,
+                limit=limit)
+    return _render(format_tests, res)
+
+
 TOOLS = [
     (index_search, "Search the code index of the user's repositories. Returns one line per hit: "
                    "`path:start-end kind symbol — summary` (code with context>0), then a "
@@ -477,6 +524,10 @@ TOOLS = [
                      "searches show it."),
     (index_changes, "Impact of a repo's git diff: the changed symbols (uncommitted, or since a "
                     "revision) and what they may break, with affected tests and docs."),
+    (index_tests, "The test files to run for a change (uncommitted, staged, since a revision, "
+                  "or given files/symbols), ranked, each with its evidence chain, and whether "
+                  "the selection is safe (every changed symbol reached by a resolved or "
+                  "covered path); when not, every test file importing the changed module."),
 ]
 
 

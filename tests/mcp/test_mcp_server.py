@@ -17,7 +17,7 @@ from mcp import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 
 TOOLS = {"index_search", "index_impact", "index_symbols", "index_status", "index_realm",
-         "index_file", "index_annotate", "index_changes"}
+         "index_file", "index_annotate", "index_changes", "index_tests"}
 SESSION_TIMEOUT_S = 180     # one whole session (daemon already up)
 CALL_TIMEOUT_S = 60         # one tool call
 
