@@ -313,8 +313,9 @@ def format_tests(res: dict) -> str:
             "staged changes" if res.get("staged") else
             f"changes since {res['since']}" if res.get("since") else "uncommitted changes")
     rows = [t for t in res.get("tests") or [] if isinstance(t, dict)]
+    safe = "true" if res.get("safe") else "false"
     out = [f"tests to run for {what} in {res.get('repo') or 'the targets'}: {len(rows)} file(s)"
-           f" of {res.get('tests_total', len(rows))}, safe={'true' if res.get('safe') else 'false'}"]
+           f" of {res.get('tests_total', len(rows))}, safe={safe}"]
     for t in rows:
         mark = "fallback" if t.get("fallback") else "trusted" if t.get("trusted") else "weak"
         ev = (t.get("evidence") or [{}])[0]
