@@ -155,3 +155,31 @@ def test_targets_and_bad_params(git_repo, daemon):
         with pytest.raises(InvalidParams) as err:
             d.call("tests.affected", repo=str(git_repo.path), **params)
         assert err.value.code == -32602 and words in err.value.message, err.value.message
+
+
+def test_changed_test_file_selects_itself_and_unused_code_is_untested_offline(git_repo):
+    make_package(git_repo)
+    settings_with_realm("work", git_repo.path)
+    git_repo.write("tests/test_unbump.py", TEST_UNBUMP + "\n\ndef test_more():\n    assert 1\n")
+    git_repo.write("pkg/a.py", A_PY + "def spare():\n    return 0\n")   # nothing uses it
+    run_cli("index", "--json", tool="indexd", check=True)
+    out = affected_cli(git_repo.path, "--json")
+    assert out.returncode == 0, out.stderr
+    answer = json.loads(out.stdout)
+    assert paths(answer) == ["tests/test_unbump.py"]
+    assert answer["tests"][0]["evidence"][0]["how"] == ["changed"]
+    assert {c["label"]: c["tested"] for c in answer["changed"]} == {
+        "repo/pkg/a.py::spare": "untested", "repo/tests/test_unbump.py::test_more": "trusted"}
+    assert answer["safe"] is True and answer["untested"] == ["repo/pkg/a.py::spare"]
+    text = affected_cli(git_repo.path)
+    assert text.returncode == 0 and "no tests at all: repo/pkg/a.py::spare" in text.stdout
+
+
+def test_deleted_function_selects_the_tests_that_used_it_offline(git_repo):
+    make_package(git_repo)
+    settings_with_realm("work", git_repo.path)
+    git_repo.write("pkg/a.py", A_PY[:A_PY.index("\n\ndef unbump")] + "\n")
+    run_cli("index", "--json", tool="indexd", check=True)
+    answer = json.loads(affected_cli(git_repo.path, "--json").stdout)
+    assert [(c["symbol"], c["change"]) for c in answer["changed"]] == [("unbump", "deleted")]
+    assert paths(answer) == ["tests/test_unbump.py"] and answer["safe"] is True, answer
