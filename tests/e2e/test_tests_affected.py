@@ -183,3 +183,20 @@ def test_deleted_function_selects_the_tests_that_used_it_offline(git_repo):
     answer = json.loads(affected_cli(git_repo.path, "--json").stdout)
     assert [(c["symbol"], c["change"]) for c in answer["changed"]] == [("unbump", "deleted")]
     assert paths(answer) == ["tests/test_unbump.py"] and answer["safe"] is True, answer
+
+
+def test_coverage_makes_a_name_match_only_change_safe_offline(git_repo, tmp_path):
+    from e2e.test_coverage_ingest import record
+
+    make_package(git_repo)
+    settings_with_realm("work", git_repo.path)
+    run_cli("index", "--json", tool="indexd", check=True)
+    data = record(git_repo.path, tmp_path, "all")
+    run_cli("tests", "ingest", data, "--json", check=True)
+    git_repo.write("pkg/b.py", B_EDIT)
+    run_cli("index", "--json", tool="indexd", check=True)
+    answer = json.loads(affected_cli(git_repo.path, "--json").stdout)
+    assert answer["safe"] is True and answer["fallback"] is None, answer["unsafe"]
+    assert paths(answer) == ["tests/test_b.py"]
+    ev = answer["tests"][0]["evidence"][0]
+    assert ev["how"] == ["coverage"] and ev["test"] == "repo/tests/test_b.py::test_frob"
