@@ -224,12 +224,92 @@ def _python_targets(index, f, name, receiver, where, scope: Scope, local,
             return "resolved", hits
     if name in own:
         return "resolved", [(f.repo, f.path, name)]
-    # self.x(), cls.x(): a method of the class the use is in (its receiver unchecked).
+    # self.x(), cls.x(): a method of the class the use is in, or of its bases (the
+    # receiver itself is unchecked).
     for prefix in _enclosing(where):
-        if prefix in classes and f"{prefix}.{name}" in own:
-            return "inferred", [(f.repo, f.path, f"{prefix}.{name}")]
+        if prefix in classes:
+            hits = _class_member(index, f, scope, prefix, name)
+            if hits:
+                return "inferred", hits
+            break
     return "resolved", [(repo, path, d.qualname) for repo, path in sorted(scope.star)
                         for d in _code_defs(index, repo, path, name) if d.qualname == name]
+
+
+MRO_DEPTH = 6      # base classes followed per lookup
+
+
+def _class_member(index, f, scope: Scope, cls: str, name: str) -> list[tuple]:
+    """``cls.name`` in the file's class ``cls`` or the nearest base defining it
+    (breadth-first over bases resolved through each file's imports)."""
+    key = ("member", f.repo, f.path, cls, name)
+    if key not in index.memo:
+        index.memo[key] = _walk_bases(index, f, scope, cls, name)
+    return index.memo[key]
+
+
+def _walk_bases(index, f, scope: Scope, cls: str, name: str) -> list[tuple]:
+    todo, seen = [(f, scope, cls)], set()
+    for _ in range(MRO_DEPTH * 4):
+        if not todo:
+            return []
+        here, here_scope, qual = todo.pop(0)
+        if (here.repo, here.path, qual) in seen:
+            continue
+        seen.add((here.repo, here.path, qual))
+        if f"{qual}.{name}" in _qualnames(index, here):
+            return [(here.repo, here.path, f"{qual}.{name}")]
+        key = ("bases", here.repo, here.path, qual)
+        if key not in index.memo:
+            index.memo[key] = _bases(index, here, here_scope or _other_scope(index, here), qual)
+        for repo, path, base in index.memo[key]:
+            other = index.files.get((repo, path))
+            if other is not None:
+                todo.append((other, here_scope if other is here else None, base))
+    return []
+
+
+def _other_scope(index, other) -> Scope:
+    key = ("scope", other.repo, other.path)
+    if key not in index.memo:
+        index.memo[key] = _import_edges(index, other, FileResult())
+    return index.memo[key]
+
+
+def _bases(index, f, scope: Scope, cls: str) -> list[tuple]:
+    """(repo, path, qualname) of the classes ``cls`` (defined in ``f``) derives from."""
+    out = []
+    for name, receiver in _written_bases(index, f).get(cls, ()):
+        if receiver is not None:
+            out += _receiver_targets(index, f, name, receiver, scope, {})
+        elif name in scope.imported:
+            out += [(repo, path, sym) for repo, path, sym in scope.imported[name] if sym]
+        else:
+            out += [(f.repo, f.path, d.qualname) for d in f.defs
+                    if d.kind == "class" and d.qualname == name]
+    return out
+
+
+def _written_bases(index, f) -> dict[str, list[tuple]]:
+    """class qualname -> [(base name, receiver or None)] as written in ``f``."""
+    key = ("written_bases", f.repo, f.path)
+    if key not in index.memo:
+        starts = {d.start: d.qualname for d in f.defs if d.kind == "class"}
+        receivers = {(r.line, r.name): r.module for r in f.refs_of("attribute")
+                     if r.line in starts and r.scope == starts[r.line]}
+        bases: dict[str, list[tuple]] = defaultdict(list)
+        for r in f.refs_of("type"):
+            if r.line in starts and r.scope == starts[r.line]:
+                bases[r.scope].append((r.name, receivers.get((r.line, r.name))))
+        index.memo[key] = bases
+    return index.memo[key]
+
+
+def _qualnames(index, f) -> set[str]:
+    key = ("qualnames", f.repo, f.path)
+    if key not in index.memo:
+        index.memo[key] = {d.qualname for d in f.defs}
+    return index.memo[key]
 
 
 def _enclosing(qualname: str | None) -> list[str]:

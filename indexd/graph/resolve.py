@@ -49,11 +49,15 @@ class RealmIndex:
         self._py_roots: dict[str, list[str]] = {}
         self._named: dict[tuple[str, str], dict[str, list[Def]]] = {}
         self._repos: dict[str, int] = defaultdict(int)
+        # Answers derived from the whole index (class members along bases, other
+        # files' import scopes): valid until the next add/remove.
+        self.memo: dict = {}
         for f in facts:
             self.add(f)
 
     # -- maintenance -------------------------------------------------------
     def add(self, f: FileFacts) -> None:
+        self.memo.clear()
         key = (f.repo, f.path)
         if key in self.files:
             self.remove(f.repo, f.path)
@@ -72,6 +76,7 @@ class RealmIndex:
             self._py_roots.pop(f.repo, None)
 
     def remove(self, repo: str, path: str) -> FileFacts | None:
+        self.memo.clear()
         f = self.files.pop((repo, path), None)
         self._named.pop((repo, path), None)
         if f is None:

@@ -28,3 +28,26 @@ def test_an_ordinary_method_is_not_widened_to_its_class(tree):
     g = build("r", tree("ctor", FILES))
     res = g.impact("pkg/base.py::Base.other", depth=3)
     assert "tests/test_app.py" not in {t["path"] for t in res["tests"]}
+
+
+INHERIT = {
+    "pkg/__init__.py": "",
+    "pkg/base.py": "class Base:\n    def helper(self):\n        return 1\n",
+    "pkg/mixins.py": "class Mixin:\n    def mixed(self):\n        return 2\n",
+    "pkg/app.py": ("from pkg.base import Base\nfrom pkg import mixins\n\n\n"
+                   "class App(Base, mixins.Mixin):\n    def run(self):\n"
+                   "        return self.helper() + self.mixed()\n\n\n"
+                   "class Sub(App):\n    def go(self):\n        return self.helper()\n"),
+    "tests/test_app.py": "from pkg.app import App\n\n\ndef test_run():\n    assert App().run() == 3\n",
+}
+
+
+def test_self_method_found_through_the_bases(tree):
+    g = build("r", tree("inherit", INHERIT))
+    calls = {(e.src_symbol, e.dst_path, e.dst_symbol, e.how) for e in g.edges(["calls"])
+             if e.src_path == "pkg/app.py"}
+    assert ("App.run", "pkg/base.py", "Base.helper", "inferred") in calls, calls
+    assert ("App.run", "pkg/mixins.py", "Mixin.mixed", "inferred") in calls, calls
+    assert ("Sub.go", "pkg/base.py", "Base.helper", "inferred") in calls, calls   # two levels
+    res = g.impact("pkg/base.py::Base.helper", depth=3)
+    assert "tests/test_app.py" in {t["path"] for t in res["tests"]}
