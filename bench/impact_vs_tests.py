@@ -380,6 +380,16 @@ class Impact:
         funcs = {(i["path"], i["symbol"]) for i in res["tests"] if i.get("symbol")}
         return files, funcs, res.get("tests_from", "")
 
+    def affected(self, root: Path, t: Target) -> tuple[set[str], bool]:
+        """`indexctl tests affected TARGET`: the test files and whether it calls them safe."""
+        res = self.methods.call_sync("tests.affected", {
+            "targets": [f"{root / t.path}::{t.qualname}"], "limit": 10000})
+        return {_rel_test(i) for i in res["tests"]}, bool(res.get("safe"))
+
+
+def _rel_test(item) -> str:
+    return item["path"] if isinstance(item, dict) else str(item)
+
 
 def record_coverage(root: Path, project: Project, data: Path, timeout: float) -> None:
     rc = data.with_suffix(".rc")
@@ -416,6 +426,15 @@ def score(cases: list[tuple[set[str], set[str]]], all_tests: list[str]) -> dict:
     return {"recall": hit / pairs if pairs else 1.0, "pairs": pairs,
             "full": full / len(failing) if failing else 1.0,
             "selection": sum(ratios) / len(ratios) if ratios else 0.0}
+
+
+def safe_rate(claims: dict | None, runs: dict, sel: dict) -> str:
+    """Of the functions it called safe, how many had every failing file selected."""
+    if claims is None:
+        return "-"
+    said = [t for t, safe in claims.items() if safe]
+    right = sum(1 for t in said if runs[t].files <= sel[t])
+    return f"{right}/{len(said)} right"
 
 
 def func_recall(cases: list[tuple[set, set]]) -> str:
@@ -456,12 +475,14 @@ def _bench_project(project, n, seed, jobs, verbose, tmp: Path) -> dict:
     static = Impact(home)
     static_sel = {t: static.tests(base, t) for t in sample}
     affected = has_tests_affected(home)
+    aff_static = {t: static.affected(base, t) for t in sample} if affected else {}
 
     data = tmp / "cov.data"
     record_coverage(base, project, data, timeout=max(600.0, 10 * clean.seconds))
     report = ingest(home, data)
     covered = Impact(home)
     cov_sel = {t: covered.tests(base, t) for t in sample}
+    aff_cov = {t: covered.affected(base, t) for t in sample} if affected else {}
 
     closure = import_closure(base, project, all_tests)
     by_import = {t: {f for f, deps in closure.items() if t.path in deps} for t in sample}
@@ -472,6 +493,12 @@ def _bench_project(project, n, seed, jobs, verbose, tmp: Path) -> dict:
                "indexd + coverage": {t: cov_sel[t][0] for t in ok},
                "imports (transitive)": {t: by_import[t] for t in ok},
                "file name mentions module": {t: by_name[t] for t in ok}}
+    claims = {}
+    if affected:
+        methods["tests affected, static"] = {t: aff_static[t][0] for t in ok}
+        methods["tests affected + coverage"] = {t: aff_cov[t][0] for t in ok}
+        claims = {"tests affected, static": {t: aff_static[t][1] for t in ok},
+                  "tests affected + coverage": {t: aff_cov[t][1] for t in ok}}
     rows = []
     for label, sel in methods.items():
         s = score([(runs[t].files, sel[t]) for t in ok], all_tests)
@@ -480,9 +507,9 @@ def _bench_project(project, n, seed, jobs, verbose, tmp: Path) -> dict:
             funcs = static_sel if label == "indexd static" else cov_sel
             fr = func_recall([(runs[t].tests, funcs[t][1]) for t in ok])
         rows.append((label, f"{s['recall']:.3f}", f"{s['full']:.3f}", fr,
-                     f"{100 * s['selection']:.1f}%"))
+                     f"{100 * s['selection']:.1f}%", safe_rate(claims.get(label), runs, sel)))
     misses = {label: [(t, f) for t in ok for f in sorted(runs[t].files - sel[t])]
-              for label, sel in methods.items() if label.startswith("indexd")}
+              for label, sel in methods.items() if not label.startswith(("imports", "file"))}
     if verbose:
         for label, items in misses.items():
             for t, f in items:
@@ -511,7 +538,7 @@ def render(results: list[dict], seed: int, jobs: int) -> str:
             f"{r['seconds']:.0f}s")
         parts.append(format_table(r["rows"], (
             "selection", "file recall (micro)", "functions fully covered",
-            "test-function recall", "selected test files")))
+            "test-function recall", "selected test files", "said safe")))
         n_miss = {k: len(v) for k, v in r["misses"].items()}
         parts.append("missed (function, failing file) pairs: "
                      + ", ".join(f"{k} {v}" for k, v in n_miss.items()))
