@@ -10,9 +10,12 @@ appears, disappears or changes its definitions.
 Names are resolved through the file's own imports first (how "resolved"):
 names imported from a resolved module, the file's own definitions, then (Python)
 ``m.name`` where ``m`` is an imported module, ``C.name`` where ``C`` is an
-imported or local class, and names of star-imported modules. ``self.x()``-like
-uses of a method of the file's own classes are "inferred" (the receiver is not
-checked). Python never counts a name as resolved just because some imported
+imported or local class, names of star-imported modules, and functions nested in
+an enclosing function of the use. ``self.x()``, ``cls.x()`` and ``super().x()``
+reach the method of the enclosing class or of its bases (resolved through each
+file's imports) as "inferred". A call on any other receiver (a variable, a chain
+like ``self._loop.x()``, a literal) is a name match at best, and one on
+self/cls/super() never matches a module-level function. Python never counts a name as resolved just because some imported
 module defines it. Other languages still resolve against definitions in the
 files they import or share a package with. Otherwise a realm-wide name match
 (how "name_match") weighted like Aider's repo map: short names x0.1, names
@@ -142,8 +145,10 @@ def _import_edges(index, f, res) -> Scope:
 
 def _bind_module(scope: Scope, t) -> None:
     """``import m`` binds m; ``from pkg import m`` binds m when m is a module file."""
-    if t.name is None and "." not in t.spec:
-        scope.modules[t.spec] = (t.repo, t.path)
+    if t.name is None:      # import m, import a.b (used as a.b.name) when a.b is a module
+        base = posixpath.splitext(t.path)[0].removesuffix("/__init__")
+        if "." not in t.spec or base.endswith(t.spec.replace(".", "/")):
+            scope.modules[t.spec] = (t.repo, t.path)
     elif t.name == "*":
         scope.star.add((t.repo, t.path))
     elif t.name and t.symbol is None:
@@ -161,7 +166,7 @@ def _unique_refs(f: FileFacts):
     for r in f.refs_of(*REF_KINDS):
         key = (r.name, r.line, r.scope)
         kind, receiver = best.get(key, (None, None))
-        if r.kind == "attribute" and r.module:
+        if r.kind in ("attribute", "call") and r.module:    # a call's module: its receiver
             receiver = receiver or r.module
         best[key] = (r.kind if kind is None or r.kind == "call" else kind, receiver)
     return [(kind, name, line, scope, receiver)
@@ -180,7 +185,7 @@ def _ref_edges(index, f, scope: Scope, res) -> None:
             local[d.name].append(d.qualname)
     classes = {d.qualname for d in f.defs if d.kind == "class"}
     cache: dict[tuple, tuple[str, list]] = {}
-    matched: dict[str, tuple[str, list]] = {}     # name matches do not depend on the use
+    matched: dict[tuple, tuple[str, list]] = {}   # name matches do not depend on the use
     seen: set[tuple] = set()
     for kind, name, line, scope_sym, receiver in sorted(_unique_refs(f), key=lambda r: r[2]):
         if f.lang == "python":      # the answer depends on where the name is used
@@ -193,9 +198,12 @@ def _ref_edges(index, f, scope: Scope, res) -> None:
             else:
                 how, hits = "resolved", _resolved_targets(index, f, name, scope.imported,
                                                           scope.files, local)
-            if not hits and name not in matched:
-                matched[name] = _name_match(index, f, name, line, res)
-            cache[(name, receiver)] = (how, [(h, 1.0) for h in hits]) if hits else matched[name]
+            # An attribute of self/cls/super() is a method, never a module's function.
+            methods = f.lang == "python" and _self_like(receiver[0] if receiver else None)
+            if not hits and (name, methods) not in matched:
+                matched[(name, methods)] = _name_match(index, f, name, line, res, methods)
+            cache[(name, receiver)] = (how, [(h, 1.0) for h in hits]) if hits else \
+                matched[(name, methods)]
         how, hits = cache[(name, receiver)]
         ekind = REF_KINDS[kind]
         for (repo, path, sym), w in hits:
@@ -211,6 +219,13 @@ def _python_targets(index, f, name, receiver, where, scope: Scope, local,
     ``where``; ([]) when only a name would agree (the caller then tries a weighted
     realm-wide name match)."""
     receiver = receiver[0]
+    if _self_like(receiver):
+        cls = next((p for p in _enclosing(where) if p in classes), None)
+        if cls is None:
+            return "inferred", []
+        hits = _class_member(index, f, scope, cls, name, skip_own=receiver != "self"
+                             and receiver != "cls")
+        return "inferred", hits
     if receiver is not None:
         return "resolved", _receiver_targets(index, f, name, receiver, scope, local)
     own = set(local.get(name, ()))
@@ -237,18 +252,21 @@ def _python_targets(index, f, name, receiver, where, scope: Scope, local,
 
 
 MRO_DEPTH = 6      # base classes followed per lookup
+SELF_RECEIVERS = ("self", "cls")
 
 
-def _class_member(index, f, scope: Scope, cls: str, name: str) -> list[tuple]:
-    """``cls.name`` in the file's class ``cls`` or the nearest base defining it
-    (breadth-first over bases resolved through each file's imports)."""
-    key = ("member", f.repo, f.path, cls, name)
+def _class_member(index, f, scope: Scope, cls: str, name: str,
+                  skip_own: bool = False) -> list[tuple]:
+    """``cls.name`` in the file's class ``cls`` (unless ``skip_own``: super()) or the
+    nearest base defining it (breadth-first over bases resolved through each file's
+    imports)."""
+    key = ("member", f.repo, f.path, cls, name, skip_own)
     if key not in index.memo:
-        index.memo[key] = _walk_bases(index, f, scope, cls, name)
+        index.memo[key] = _walk_bases(index, f, scope, cls, name, skip_own)
     return index.memo[key]
 
 
-def _walk_bases(index, f, scope: Scope, cls: str, name: str) -> list[tuple]:
+def _walk_bases(index, f, scope: Scope, cls: str, name: str, skip_own: bool) -> list[tuple]:
     todo, seen = [(f, scope, cls)], set()
     for _ in range(MRO_DEPTH * 4):
         if not todo:
@@ -257,7 +275,7 @@ def _walk_bases(index, f, scope: Scope, cls: str, name: str) -> list[tuple]:
         if (here.repo, here.path, qual) in seen:
             continue
         seen.add((here.repo, here.path, qual))
-        if f"{qual}.{name}" in _qualnames(index, here):
+        if f"{qual}.{name}" in _qualnames(index, here) and not (skip_own and len(seen) == 1):
             return [(here.repo, here.path, f"{qual}.{name}")]
         key = ("bases", here.repo, here.path, qual)
         if key not in index.memo:
@@ -353,7 +371,11 @@ def _resolved_targets(index, f, name, imported, files, local) -> list[tuple]:
             for d in _code_defs(index, repo, path, name)]
 
 
-def _name_match(index, f, name, line, res) -> tuple[str, list]:
+def _self_like(receiver: str | None) -> bool:
+    return receiver in SELF_RECEIVERS or (receiver or "").startswith("super(")
+
+
+def _name_match(index, f, name, line, res, methods_only: bool = False) -> tuple[str, list]:
     holders = [h for h in index.defs_by_name.get(name, ()) if h != (f.repo, f.path)]
     if len(holders) > MAX_CANDIDATE_FILES:
         res.unresolved.append({"kind": "name", "name": name, "line": line,
@@ -361,7 +383,8 @@ def _name_match(index, f, name, line, res) -> tuple[str, list]:
         return "name_match", []
     w = name_weight(name, len(holders))
     return "name_match", [((repo, path, d.qualname), w) for repo, path in sorted(holders)
-                          for d in _code_defs(index, repo, path, name)[:3]]
+                          for d in [d for d in _code_defs(index, repo, path, name)
+                                    if not methods_only or "." in d.qualname][:3]]
 
 
 # --- config ------------------------------------------------------------------

@@ -40,6 +40,7 @@ PREFIX_WORDS = ("decorator", "annotation", "modifier", "parameter_list", "commen
                 "attribute")
 MAX_DOC = 1200
 MAX_BODY = 2000
+MAX_MODULE = 200     # a reference's module or receiver text (a long call chain is cut)
 # An ERROR node wider than this is not queried whole: tree-sitter's query walk
 # is quadratic in its width (100k children: 7 s; 2k: ~3 ms), so its children
 # are queried one by one instead (measured on 100k '(' in python, c, bash).
@@ -350,7 +351,7 @@ def _build_references(refs, entries: list[Entry], data: bytes,
         line = node.start_point[0] + 1
         scope = scope_at[line] if line <= last else None
         out.append(Reference(name=_text(node, data), kind=kind, line=line, scope=scope,
-                             module=_text(module, data) if module is not None else None))
+                             module=_text(module, data)[:MAX_MODULE] if module is not None else None))
     return out
 
 

@@ -96,3 +96,32 @@ def test_nested_definitions_only_from_their_enclosing_scope(tree):
     assert ("Beta.test_x.helper", "resolved") in calls_from(g, "Beta.test_x")
     # C() at module level cannot reach a class nested in a method.
     assert not {how for _, how in calls_from(g, "outside")} & {"inferred", "resolved"}
+
+
+RECEIVERS = {
+    "j.py": "def dumps(x):\n    return x\n",
+    "r.py": ("class Base:\n    def setup(self):\n        return 0\n\n\n"
+             "class Transport(Base):\n    def close(self):\n        return 1\n\n"
+             "    def format(self):\n        return 2\n\n"
+             "    def setup(self):\n        return super().setup()\n\n"
+             "    def stop(self):\n        self._loop.close()\n        return 'a{}'.format(1)\n\n"
+             "    def save(self):\n        return self.dumps()\n\n"
+             "    def again(self):\n        return self.close()\n"),
+}
+
+
+def test_calls_on_other_receivers_are_not_the_enclosing_class(tree):
+    g = build("r", tree("recv", RECEIVERS))
+    got = calls_from(g, "Transport.stop")
+    assert not {(s, h) for s, h in got if h in ("inferred", "resolved")}, got
+    assert ("Transport.close", "inferred") in calls_from(g, "Transport.again")
+
+
+def test_super_goes_to_the_base(tree):
+    g = build("r", tree("recv", RECEIVERS))
+    assert calls_from(g, "Transport.setup") == {("Base.setup", "inferred")}
+
+
+def test_self_method_never_name_matches_a_module_function(tree):
+    g = build("r", tree("recv", RECEIVERS))
+    assert ("dumps", "name_match") not in calls_from(g, "Transport.save")

@@ -16,7 +16,8 @@
       (#match? @name "^[A-Z][A-Z0-9_]*$")) @definition.constant))
 
 (call function: (identifier) @name) @reference.call
-(call function: (attribute attribute: (identifier) @name)) @reference.call
+; a method call keeps its receiver as written (self, cls, super(), a module, a chain)
+(call function: (attribute object: (_) @module attribute: (identifier) @name)) @reference.call
 (import_statement name: (dotted_name) @name) @reference.import
 (import_statement name: (aliased_import name: (dotted_name) @name)) @reference.import
 (import_from_statement module_name: (_) @name) @reference.import
