@@ -132,6 +132,13 @@ def _import_edges(index, f, res) -> Scope:
         if (t.repo, t.path) not in seen and (t.repo, t.path) != (f.repo, f.path):
             seen.add((t.repo, t.path))
             res.edges.append(_edge(f, "imports", None, t.repo, t.path, None, t.line, "resolved"))
+        for init in _packages_run(index, t.repo, t.path, res) if f.lang == "python" else ():
+            # The file's own packages ran before it anyway: nothing new depends on them.
+            own = t.repo == f.repo and f.path.startswith(posixpath.dirname(init) + "/")
+            if not own and ("package", t.repo, init) not in seen:
+                seen.add(("package", t.repo, init))
+                res.edges.append(_edge(f, "package", None, t.repo, init, None, t.line,
+                                       "resolved"))
         if t.name and t.name != "*":
             repo, path = t.def_at or (t.repo, t.path)
             imported[t.name].append((repo, path, t.symbol))
@@ -141,6 +148,23 @@ def _import_edges(index, f, res) -> Scope:
             if t.def_at:
                 res.wants.add(("path", *t.def_at))
     return scope
+
+
+def _packages_run(index, repo: str, path: str, res) -> list[str]:
+    """The package ``__init__.py`` files Python runs before the module at ``path``
+    (pkg/__init__.py, pkg/inner/__init__.py for pkg/inner/deep.py)."""
+    out = []
+    d = posixpath.dirname(path)
+    if posixpath.basename(path).startswith("__init__."):
+        d = posixpath.dirname(d)
+    while d:
+        init = f"{d}/__init__.py"
+        res.wants.add(("path", repo, init))
+        if not index.exists(repo, init):
+            break
+        out.append(init)
+        d = posixpath.dirname(d)
+    return out
 
 
 def _bind_module(scope: Scope, t) -> None:

@@ -13,7 +13,10 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import NamedTuple
 
-EDGE_KINDS = ("imports", "references", "calls", "tests", "documents", "config", "co_change")
+# package: importing pkg.sub runs pkg/__init__.py first (kept apart from imports, which
+# are what the file names).
+EDGE_KINDS = ("imports", "references", "calls", "tests", "documents", "config", "co_change",
+              "package")
 # How an edge was found: resolved (through the file's imports/scopes to a unique
 # definition), inferred (class or type reasoning: self.x, a method of the enclosing
 # class), coverage (observed by a test run), name_match (only a name agrees), git, link.
