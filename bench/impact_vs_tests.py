@@ -174,6 +174,7 @@ class Outcome:
     tests: set[tuple[str, str]] = field(default_factory=set)   # (file, test qualname)
     ran: int = 0
     timeout: bool = False
+    startup: bool = False    # pytest stopped before any test (a conftest import failed)
     seconds: float = 0.0
 
 
@@ -186,7 +187,8 @@ def run_suite(root: Path, project: Project, timeout: float) -> Outcome:
                        env=suite_env(root), capture_output=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return Outcome(timeout=True, seconds=time.perf_counter() - t0)
-    out = parse_junit(junit, root) if junit.exists() else Outcome(timeout=True)
+    # no junitxml at all: pytest gave up while loading conftest.py, so no test could run
+    out = parse_junit(junit, root) if junit.exists() else Outcome(startup=True)
     out.seconds = time.perf_counter() - t0
     return out
 
@@ -467,7 +469,8 @@ def _bench_project(project, n, seed, jobs, verbose, tmp: Path) -> dict:
     runs = mutation_runs(base, tmp, project, sample, timeout, jobs)
     for out in runs.values():      # failures of the unmutated suite are not the mutant's
         out.tests -= clean.tests
-        out.files = {f for f, _ in out.tests}
+        # a suite that cannot start fails every test file; which functions is unknown
+        out.files = set(all_tests) if out.startup else {f for f, _ in out.tests}
     log(f"{project.name}: mutants done in {time.perf_counter() - t_start:.0f}s")
 
     home = tmp / "home"
@@ -517,6 +520,7 @@ def _bench_project(project, n, seed, jobs, verbose, tmp: Path) -> dict:
     return {"project": project, "sample": sample, "runs": runs, "rows": rows,
             "failing": sum(1 for t in ok if runs[t].files),
             "timeouts": len(sample) - len(ok), "tests": len(all_tests),
+            "startup": sum(1 for t in ok if runs[t].startup),
             "clean_failing": len(clean.tests), "clean_s": clean.seconds,
             "ingest": report, "affected": affected, "misses": misses,
             "seconds": time.perf_counter() - t_start}
@@ -532,7 +536,8 @@ def render(results: list[dict], seed: int, jobs: int) -> str:
         p = r["project"]
         parts.append(
             f"{p.name} {p.version}: {len(r['sample'])} mutated functions, {r['failing']} with "
-            f">=1 failing test, {r['timeouts']} timed out; {r['tests']} test files; "
+            f">=1 failing test ({r['startup']} of them break conftest's import, so every test "
+            f"file counts as failing), {r['timeouts']} timed out; {r['tests']} test files; "
             f"{r['clean_failing']} tests fail unmutated (left out); coverage ingest "
             f"{r['ingest'].get('tests', '?')} tests, {r['ingest'].get('edges', '?')} edges; "
             f"{r['seconds']:.0f}s")
