@@ -43,6 +43,13 @@ from ..model import Entry, ParseResult, content_hash
 MAX_BODY = 2000
 MAX_DOC = 500
 LANGUAGES = ("json", "yaml", "toml")
+# json.loads, PyYAML and tomllib recurse once or more per level: past the interpreter's
+# recursion limit that is a RecursionError, and under a raised limit (a host process,
+# a test tool) a segfault or a parse with no deadline check. Real config files nest a
+# few dozen levels; deeper ones are refused before any parser runs.
+MAX_NESTING = 400
+_QUOTED_RE = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'')
+_NOT_BRACKET_RE = re.compile(r"[^\[\]{}]+")
 
 
 @dataclass
@@ -82,6 +89,8 @@ def _extract(text: str, language: str, deadline: Deadline) -> ParseResult:
     lines = [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
     if not text.strip():
         return ParseResult(language=language, meta={"top_keys": []})
+    if _nesting(text) > MAX_NESTING:
+        raise RecursionError(f"more than {MAX_NESTING} levels")
     if language == "json":
         hits, meta = _json_hits(text)
     elif language == "yaml":
@@ -94,6 +103,16 @@ def _extract(text: str, language: str, deadline: Deadline) -> ParseResult:
     entries = _entries(hits, lines, language != "json", deadline)
     meta["top_keys"] = list(dict.fromkeys(h.path[0] for h in hits if len(h.path) == 1))
     return ParseResult(language=language, entries=tuple(entries), meta=meta)
+
+
+def _nesting(text: str) -> int:
+    """Deepest ``[``/``{`` nesting outside quoted strings: linear, a regex pass each."""
+    brackets = _NOT_BRACKET_RE.sub("", _QUOTED_RE.sub("", text))
+    depth = deepest = 0
+    for c in brackets:
+        depth += 1 if c in "[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
 
 
 # --- shared: hits -> entries -------------------------------------------------

@@ -183,3 +183,23 @@ def test_default_limit_leaves_normal_files_alone():
         result = parse_source(f"f.{language}", text, language)
         assert result.entries, language
         assert not (result.error or "").startswith("parse timed out"), language
+
+
+@pytest.mark.parametrize("language", ["json", "yaml", "toml"])
+def test_deep_nesting_never_depends_on_the_recursion_limit(language):
+    # json.loads and the Python parsers recurse once per level: with a raised recursion
+    # limit (a host process, a test tool) 100k levels of '[' crashed the process with a
+    # segfault instead of "nesting too deep". Run in a child: a crash must fail the test.
+    import subprocess
+    import sys
+
+    text = {"json": "[" * 100_000 + "]" * 100_000, "yaml": "[" * 100_000 + "]" * 100_000,
+            "toml": "a = " + "[" * 100_000 + "]" * 100_000 + "\n"}[language]
+    code = ("import sys; sys.setrecursionlimit(1_000_000)\n"
+            "from indexd.parse import parse_source\n"
+            f"r = parse_source('f.{language}', sys.stdin.read(), '{language}')\n"
+            "print(r.error)\n")
+    out = subprocess.run([sys.executable, "-c", code], input=text, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, (out.returncode, out.stderr[-500:])
+    assert "too deep" in out.stdout, out.stdout
