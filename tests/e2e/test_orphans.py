@@ -44,9 +44,11 @@ def is_pool_worker(proc: Proc, top: int) -> bool:
     return "forkserver" not in cmd or proc.ppid != top
 
 
-def kill_and_expect_no_survivors(pid: int, wait_for: str, predicate) -> list[Proc]:
+def kill_and_expect_no_survivors(pid: int, wait_for: str, predicate,
+                                 explain=lambda: "") -> list[Proc]:
     """Wait for a descendant matching ``predicate``, SIGKILL ``pid``, then wait
-    until every process seen below it is gone. Returns what was seen."""
+    until every process seen below it is gone. Returns what was seen. ``explain``
+    says why, when what was waited for never came (the command's output)."""
     seen: dict[int, Proc] = {}
 
     def found():
@@ -54,7 +56,10 @@ def kill_and_expect_no_survivors(pid: int, wait_for: str, predicate) -> list[Pro
             seen.setdefault(p.pid, p)
         return [p for p in seen.values() if predicate(p) and still_alive([p])]
 
-    wait_until(found, timeout=120, interval=0.02, what=wait_for)
+    try:
+        wait_until(found, timeout=120, interval=0.02, what=wait_for)
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}\nseen: {list(seen.values())}\n{explain()}") from None
     found()    # the latest picture, just before the kill
     os.kill(pid, signal.SIGKILL)
     before = list(seen.values())
@@ -111,7 +116,8 @@ def test_sigkill_of_the_daemon_during_the_model_export_leaves_no_process(daemon,
     d = daemon(extra_env={"INDEXD_EMBED_MODEL": "default", "INDEXD_MODEL_CACHE": str(cache)},
                wait=False)
     seen = kill_and_expect_no_survivors(d.proc.pid, "the ONNX export child",
-                                        lambda p: "indexd.enrich.onnx_export" in p.cmdline)
+                                        lambda p: "indexd.enrich.onnx_export" in p.cmdline,
+                                        explain=lambda: d.output()[-4000:])
     d.proc.wait(timeout=30)
     assert any("indexd.enrich.onnx_export" in p.cmdline for p in seen)
     assert not list(cache.rglob("model.onnx")), "the export ran on after the daemon died"
