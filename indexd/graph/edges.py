@@ -118,6 +118,8 @@ def _import_edges(index, f, res) -> Scope:
 
     scope = Scope(files=set(scope_files(index, f)))
     imported, files = scope.imported, scope.files
+    # `from m import A as B` / `import a.b as c` bind B / c, not A / a.
+    aliases = {(r.line, r.module): r.name for r in f.refs_of("import_alias")}
     seen: set[tuple] = set()
     for t in resolve_imports(index, f):
         res.wants |= _spec_keys(t.spec)
@@ -127,8 +129,11 @@ def _import_edges(index, f, res) -> Scope:
             res.unresolved.append({"kind": "import", "name": t.spec if not t.name else
                                    f"{t.spec}:{t.name}", "line": t.line, "reason": "external"})
             continue
+        alias = aliases.get((t.line, t.name if t.name else t.spec))
+        _bind_module(scope, t, alias)
+        if alias is not None:
+            t = t._replace(name=alias) if t.name else t._replace(spec=alias)
         files.add((t.repo, t.path))
-        _bind_module(scope, t)
         if (t.repo, t.path) not in seen and (t.repo, t.path) != (f.repo, f.path):
             seen.add((t.repo, t.path))
             res.edges.append(_edge(f, "imports", None, t.repo, t.path, None, t.line, "resolved"))
@@ -167,18 +172,19 @@ def _packages_run(index, repo: str, path: str, res) -> list[str]:
     return out
 
 
-def _bind_module(scope: Scope, t) -> None:
-    """``import m`` binds m; ``from pkg import m`` binds m when m is a module file."""
+def _bind_module(scope: Scope, t, alias: str | None = None) -> None:
+    """``import m`` binds m; ``from pkg import m`` binds m when m is a module file;
+    ``as alias`` binds the alias instead."""
     if t.name is None:      # import m, import a.b (used as a.b.name) when a.b is a module
         base = posixpath.splitext(t.path)[0].removesuffix("/__init__")
         if "." not in t.spec or base.endswith(t.spec.replace(".", "/")):
-            scope.modules[t.spec] = (t.repo, t.path)
+            scope.modules[alias or t.spec] = (t.repo, t.path)
     elif t.name == "*":
         scope.star.add((t.repo, t.path))
     elif t.name and t.symbol is None:
         stem = posixpath.splitext(posixpath.basename(t.path))[0]
         if stem == t.name or t.path.endswith(f"{t.name}/__init__.py"):
-            scope.modules[t.name] = (t.repo, t.path)
+            scope.modules[alias or t.name] = (t.repo, t.path)
 
 
 # --- references and calls ----------------------------------------------------
@@ -257,12 +263,14 @@ def _python_targets(index, f, name, receiver, where, scope: Scope, local,
     for prefix in _enclosing(where):
         if f"{prefix}.{name}" in own and prefix not in classes:
             return "resolved", [(f.repo, f.path, f"{prefix}.{name}")]
+    # A top-level definition of the file rebinds an imported name (and the query gives
+    # `from m import A as B` as A: click's parser.py has its own Option beside that).
+    if name in own:
+        return "resolved", [(f.repo, f.path, name)]
     if name in scope.imported:
         hits = _resolved_targets(index, f, name, scope.imported, set(), {})
         if hits:
             return "resolved", hits
-    if name in own:
-        return "resolved", [(f.repo, f.path, name)]
     # self.x(), cls.x(): a method of the class the use is in, or of its bases (the
     # receiver itself is unchecked).
     for prefix in _enclosing(where):

@@ -125,3 +125,44 @@ def test_super_goes_to_the_base(tree):
 def test_self_method_never_name_matches_a_module_function(tree):
     g = build("r", tree("recv", RECEIVERS))
     assert ("dumps", "name_match") not in calls_from(g, "Transport.save")
+
+
+def test_a_local_class_beats_an_aliased_import_of_the_same_name(tree):
+    # click's parser.py: `from .core import Option as CoreOption`, then its own Option.
+    g = build("r", tree("alias", {
+        "pkg/__init__.py": "",
+        "pkg/core.py": "class Option:\n    pass\n",
+        "pkg/parser.py": ("from .core import Option as CoreOption\n\n\nclass Option:\n"
+                          "    pass\n\n\ndef add_option():\n    return Option()\n"),
+    }))
+    got = {(e.dst_path, e.dst_symbol, e.how) for e in g.edges(["calls"])
+           if e.src_symbol == "add_option"}
+    assert ("pkg/parser.py", "Option", "resolved") in got, got
+    assert ("pkg/core.py", "Option", "resolved") not in got, got
+
+
+def test_class_bodies_run_at_import(tree):
+    # attrs: `x = optional(...)` in a class body runs when the module is imported, so
+    # every importer of the module breaks with optional().
+    g = build("r", tree("body", {
+        "pkg/__init__.py": "",
+        "pkg/validators.py": "def optional(v):\n    return v\n",
+        "pkg/models.py": ("from pkg.validators import optional\n\n\nclass Model:\n"
+                          "    check = optional(1)\n\n    def method(self):\n        return optional(2)\n"),
+        "tests/test_models.py": "import pkg.models\n\n\ndef test_it():\n    assert pkg.models\n",
+    }))
+    res = g.impact("pkg/validators.py::optional", depth=3)
+    assert "tests/test_models.py" in {t["path"] for t in res["tests"]}
+
+
+def test_aliased_imports_bind_the_alias(tree):
+    g = build("r", tree("alias2", {
+        "pkg/__init__.py": "",
+        "pkg/core.py": "class Option:\n    pass\n\n\ndef helper():\n    return 1\n",
+        "pkg/use.py": ("from pkg.core import Option as CoreOption\nimport pkg.core as pc\n\n\n"
+                       "def build():\n    return CoreOption()\n\n\ndef other():\n    return pc.helper()\n"),
+    }))
+    got = {(e.src_symbol, e.dst_path, e.dst_symbol, e.how) for e in g.edges(["calls"])
+           if e.src_path == "pkg/use.py"}
+    assert ("build", "pkg/core.py", "Option", "resolved") in got, got
+    assert ("other", "pkg/core.py", "helper", "resolved") in got, got

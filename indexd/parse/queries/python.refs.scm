@@ -19,6 +19,11 @@
 (import_from_statement
   module_name: (_) @module
   (wildcard_import) @name) @reference.import
+; the name an aliased import binds: @name = the alias, @module = the name imported
+(import_from_statement
+  name: (aliased_import name: (dotted_name) @module alias: (identifier) @name)) @reference.import_alias
+(import_statement
+  name: (aliased_import name: (dotted_name) @module alias: (identifier) @name)) @reference.import_alias
 (future_import_statement
   "__future__" @module
   name: (dotted_name) @name) @reference.import
