@@ -139,13 +139,14 @@ def _cases():
 
 @pytest.mark.parametrize(("language", "kind"), list(_cases()))
 def test_pathological_inputs_bounded(language, kind):
-    # Never an exception, and no worse than linear: twice the input, < 3x the CPU. A
+    # Never an exception, and no worse than linear: 4x the input, < 8x the CPU (linear 4x,
+    # quadratic 16x; at 2x/3x a busy machine measured 3.03x for rust's 100k '('). A
     # seconds bound belongs in bench/ (bench/hostile_parse.py), not in a test.
     make, n = PATHOLOGICAL[kind]
-    small, big = make(n // 2), make(n)
+    small, big = make(n // 4), make(n)
     ratio = cost_ratio(lambda: check_parse(language, small),
-                       lambda: check_parse(language, big), 3)
-    assert ratio < 3, f"{language}-{kind}: 2x the input cost {ratio:.1f}x the CPU"
+                       lambda: check_parse(language, big), 8)
+    assert ratio < 8, f"{language}-{kind}: 4x the input cost {ratio:.1f}x the CPU"
 
 
 # -- through the daemon ---------------------------------------------------------
