@@ -86,6 +86,10 @@ def indexd_home(monkeypatch):
     home = Path(tempfile.mkdtemp(prefix="ix"))
     monkeypatch.setenv("INDEXD_HOME", str(home))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    # `indexd index` embeds: the deterministic hash embedder keeps the many
+    # one-shot indexes fast (as the Daemon helper does); tests about meaning or
+    # about the config's own embed_model set or delete this.
+    monkeypatch.setenv("INDEXD_EMBED_MODEL", "hash")
     yield home
     shutil.rmtree(home, ignore_errors=True)
 

@@ -62,7 +62,8 @@ def test_wrong_type_for_numbers_and_lists(indexd_home):
         load_settings()
 
 
-def test_good_values_still_load(indexd_home, tmp_path):
+def test_good_values_still_load(indexd_home, tmp_path, monkeypatch):
+    monkeypatch.delenv("INDEXD_EMBED_MODEL")   # the config file's value is the point here
     write_config('summarize = "off"\nembed_runtime = "torch"\nembed_recipe = "name_doc"\n'
                  f'embed_model = "{tmp_path}/model"\n')
     s = load_settings()

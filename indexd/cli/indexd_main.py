@@ -25,6 +25,8 @@ def _parser() -> argparse.ArgumentParser:
     ix.add_argument("--json", action="store_true", help="JSON lines progress and result")
     ix.add_argument("--workers", type=int, help="parser processes (default: one per core)")
     ix.add_argument("--max-file-size", type=int, help="skip files larger than this (bytes)")
+    ix.add_argument("--no-embed", action="store_true",
+                    help="structure and keywords only: do not compute vectors")
     run = sub.add_parser("run", help="run the daemon in the foreground")
     run.add_argument("--json", action="store_true", help="log JSON lines to stderr")
     run.add_argument("--http", help="also serve the REST API on HOST:PORT (loopback)")
@@ -137,14 +139,43 @@ def _index_here(settings, args) -> int:
             realm, repo, rel = locate(settings, path)
             only.setdefault((realm, repo), []).extend(_expand(repo, rel))
     store = Store(settings.paths.store_dir, retention_s=settings.version_retention_s)
-    progress = _json_progress if args.json else _tty_progress()
+    done_events: list[dict] = []
+    # JSON: "done" stays the last line (scripts read it), with the embed result in it.
+    progress = (_json_progress_holding(done_events) if args.json else _tty_progress())
     indexer = Indexer(settings, store, on_progress=progress)
     report = indexer.index(args.realm, only)
     _compact(store)
     if not args.json:
         progress.close()
         _print_report(report)
+    embedded = None
+    if not args.no_embed and settings.embed_model != "off":
+        embedded = _embed_here(settings, store, args.json)
+    if args.json:
+        for event in done_events:
+            print(json.dumps(event | ({"embed": embedded} if embedded else {})), flush=True)
     return EXIT_OK
+
+
+def _embed_here(settings, store, as_json: bool) -> dict:
+    """Vectors for every entry that lacks one, as the daemon would compute them."""
+    from ..enrich.embed_all import embed_missing
+
+    progress = _json_progress if as_json else _tty_progress("embedding")
+    report = embed_missing(store, settings, on_progress=progress)
+    if report.total:
+        _compact(store)
+    if as_json:
+        return report.to_json()
+    progress.close()
+    if report.error:
+        print(f"indexd: not embedded ({report.error}); keyword search works, and the daemon "
+              "embeds when it can load the model", file=sys.stderr)
+    elif report.total:
+        rate = report.embedded / report.seconds if report.seconds else 0.0
+        print(f"indexd: embedded {report.total} entries: {report.embedded} computed, "
+              f"{report.reused} from the cache ({report.seconds:.1f}s, {rate:.0f}/s)")
+    return report.to_json()
 
 
 def _compact(store) -> None:
@@ -173,25 +204,39 @@ def _json_progress(event: dict) -> None:
     print(json.dumps(event), flush=True)
 
 
-class _tty_progress:
-    """A rich progress bar on a terminal; quiet otherwise."""
+def _json_progress_holding(held: list):
+    """JSON lines progress that keeps the "done" event back for the caller."""
+    def emit(event: dict) -> None:
+        if event.get("event") == "done":
+            held.append(event)
+        else:
+            _json_progress(event)
+    return emit
 
-    def __init__(self):
+
+class _tty_progress:
+    """A rich progress bar on a terminal (with an ETA); quiet otherwise."""
+
+    def __init__(self, label: str = "indexing"):
         self.bar = None
         self.task = None
+        self.label = label
         if sys.stderr.isatty():
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn,
+                                       TimeRemainingColumn)
 
             self.bar = Progress("[progress.description]{task.description}", BarColumn(),
-                                MofNCompleteColumn(), TimeElapsedColumn(), transient=True)
+                                MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
+                                transient=True)
 
     def __call__(self, event: dict) -> None:
         if self.bar is None:
             return
-        if event["event"] == "plan":
+        if event["event"] in ("plan", "embed_plan"):
+            total = event.get("to_check", event.get("total"))
             self.bar.start()
-            self.task = self.bar.add_task("indexing", total=event["to_check"])
-        elif event["event"] == "progress" and self.task is not None:
+            self.task = self.bar.add_task(self.label, total=total)
+        elif event["event"] in ("progress", "embed_progress") and self.task is not None:
             self.bar.update(self.task, completed=event["done"])
 
     def close(self) -> None:

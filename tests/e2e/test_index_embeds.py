@@ -1,0 +1,95 @@
+"""`indexd index` computes vectors too: one command gives search by meaning.
+
+Issue 13 part 3. Real model (the packaged all-MiniLM-L6-v2, offline), real
+store, real daemon started afterwards to check it finds nothing left to do.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from testlib import run_cli, wait_until
+
+from indexd.config import load_settings
+from indexd.store import Store
+
+FILES = {
+    "net/retry.py": "def retry_with_backoff(call, attempts=3):\n"
+                    "    '''Call again after an exponentially growing pause when it fails.'''\n"
+                    "    return call()\n",
+    "fmt/colors.py": "def hex_to_rgb(value):\n"
+                     "    '''Turn a #rrggbb string into a red, green, blue triple.'''\n"
+                     "    return value\n",
+}
+
+
+def _repo(git_repo):
+    for path, text in FILES.items():
+        git_repo.write(path, text)
+    git_repo.commit()
+    run_cli("realm", "add", "work", git_repo.path, check=True)
+
+
+def _index(*flags, model="default"):
+    env = os.environ | {"INDEXD_EMBED_MODEL": model}
+    out = run_cli("index", "--json", *flags, tool="indexd", env=env, check=True, timeout=600)
+    events = [json.loads(line) for line in out.stdout.splitlines()]
+    assert events[-1]["event"] == "done", events   # scripts read the last line
+    return events
+
+
+def _store():
+    return Store(load_settings().paths.store_dir)
+
+
+def test_one_shot_index_embeds_every_entry_and_the_daemon_finds_nothing_to_redo(git_repo, daemon):
+    _repo(git_repo)
+    events = _index()
+    done = events[-1]
+    assert done["embed"]["error"] is None
+    assert done["embed"]["total"] == done["entries"] > 0
+    assert done["embed"]["embedded"] + done["embed"]["reused"] >= 1
+    assert [e["event"] for e in events if e["event"].startswith("embed")][0] == "embed_plan"
+    store = _store()
+    assert store.count_missing_vectors() == 0
+    assert store.get_meta("embed_model") == done["embed"]["model"]
+
+    d = daemon(extra_env={"INDEXD_EMBED_MODEL": "default"})
+    wait_until(lambda: d.call("status")["embedding"]["ready"], timeout=300, what="model loaded")
+    status = d.call("status")
+    # Same model id, same texts: the daemon's store is the one-shot's; nothing re-embedded.
+    assert status["queues"]["embed"] == 0 and status["embedding"]["embedded"] == 0
+    hits = d.call("search", query="wait longer between attempts after an error",
+                  mode="semantic", kind="function", limit=1)["results"]
+    assert (hits[0]["path"], hits[0]["symbol"]) == ("net/retry.py", "retry_with_backoff")
+
+
+def test_a_second_one_shot_reuses_every_vector(git_repo):
+    _repo(git_repo)
+    _index()
+    git_repo.write("fmt/colors.py", FILES["fmt/colors.py"] + "\n\ndef rgb_to_hex(r, g, b):\n"
+                   "    return r\n")
+    done = _index()[-1]
+    # Only the changed file's rows lacked a vector; unchanged ones came from the cache.
+    assert done["embed"]["total"] >= 1 and done["embed"]["embedded"] <= done["embed"]["total"]
+    assert _store().count_missing_vectors() == 0
+
+
+def test_no_embed_leaves_vectors_to_the_daemon(git_repo):
+    _repo(git_repo)
+    done = _index("--no-embed")[-1]
+    assert "embed" not in done
+    assert _store().count_missing_vectors() == done["entries"] > 0
+
+
+def test_a_model_that_cannot_load_is_reported_and_keyword_search_still_works(git_repo, tmp_path):
+    _repo(git_repo)
+    missing = tmp_path / "no-such-model"
+    done = _index(model=str(missing))[-1]
+    assert str(missing) in done["embed"]["error"] and done["embed"]["total"] == 0
+    human = run_cli("index", tool="indexd", env=os.environ | {"INDEXD_EMBED_MODEL": str(missing)})
+    assert human.returncode == 0 and "not embedded" in human.stderr and str(missing) in human.stderr
+    found = json.loads(run_cli("search", "hex_to_rgb", "--mode", "keyword", "--json",
+                               check=True).stdout)
+    assert found["results"][0]["symbol"] == "hex_to_rgb"
