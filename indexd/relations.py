@@ -27,7 +27,8 @@ from .memory import trim
 log = logging.getLogger(__name__)
 
 REBUILD_WAIT_S = 60    # a query during a rebuild waits this long for the new graph
-EDGE_KINDS = ("imports", "references", "calls", "tests", "documents", "config", "co_change")
+EDGE_KINDS = ("imports", "references", "calls", "tests", "documents", "config", "co_change",
+              "package", "import_time")
 
 
 class Relations:

@@ -13,9 +13,14 @@ names imported from a resolved module, the file's own definitions, then (Python)
 imported or local class, names of star-imported modules, and functions nested in
 an enclosing function of the use. ``self.x()``, ``cls.x()`` and ``super().x()``
 reach the method of the enclosing class or of its bases (resolved through each
-file's imports) as "inferred". A call on any other receiver (a variable, a chain
-like ``self._loop.x()``, a literal) is a name match at best, and one on
-self/cls/super() never matches a module-level function. Python never counts a name as resolved just because some imported
+file's imports) as "inferred". A call on a variable or ``self.attr`` whose class
+its bindings give (``app = App()``, ``def f(app: App)``, ``a = make()`` with
+``make() -> App``, ``self.x = X()``: graph/types.py) reaches that class's method
+the same way, "inferred". A call on any other receiver (an untyped variable, a
+chain like ``self._loop.x()``, a literal) is a name match at best, and one on
+self/cls/super() never matches a module-level function. Decorators are calls;
+a call in a class body or a module constant's value also gets an
+``import_time`` edge from the file (graph/import_time.py). Python never counts a name as resolved just because some imported
 module defines it. Other languages still resolve against definitions in the
 files they import or share a package with. Otherwise a realm-wide name match
 (how "name_match") weighted like Aider's repo map: short names x0.1, names
@@ -214,6 +219,9 @@ def _ref_edges(index, f, scope: Scope, res) -> None:
         if d.kind not in DOC_KINDS:
             local[d.name].append(d.qualname)
     classes = {d.qualname for d in f.defs if d.kind == "class"}
+    # Python runs class bodies and module constants' values when it imports the module.
+    at_import_scopes = classes | {d.qualname for d in f.defs if d.kind == "constant"} \
+        if f.lang == "python" else set()
     cache: dict[tuple, tuple[str, list]] = {}
     matched: dict[tuple, tuple[str, list]] = {}   # name matches do not depend on the use
     seen: set[tuple] = set()
@@ -236,11 +244,23 @@ def _ref_edges(index, f, scope: Scope, res) -> None:
                 matched[(name, methods)]
         how, hits = cache[(name, receiver)]
         ekind = REF_KINDS[kind]
+        at_import = (ekind == "calls" and how in ("resolved", "inferred")
+                     and _runs_at_import(scope_sym, at_import_scopes))
         for (repo, path, sym), w in hits:
             key = (ekind, scope_sym, repo, path, sym)
             if key not in seen and (repo, path, sym) != (f.repo, f.path, scope_sym):
                 seen.add(key)
                 res.edges.append(_edge(f, ekind, scope_sym, repo, path, sym, line, how, w))
+            if at_import and ("import_time", repo, path, sym) not in seen:
+                seen.add(("import_time", repo, path, sym))
+                res.edges.append(_edge(f, "import_time", None, repo, path, sym, line, how, w))
+
+
+def _runs_at_import(scope_sym: str | None, containers: set[str]) -> bool:
+    """A call in a class body (a method's decorator, ``x = field()``) or in a module
+    constant's value (``THING = make()``) runs when the module is imported, like a
+    module-level one (whose source is the file itself)."""
+    return bool(scope_sym) and all(p in containers for p in _enclosing(scope_sym))
 
 
 def _python_targets(index, f, name, receiver, where, scope: Scope, local,
@@ -257,7 +277,13 @@ def _python_targets(index, f, name, receiver, where, scope: Scope, local,
                              and receiver != "cls")
         return "inferred", hits
     if receiver is not None:
-        return "resolved", _receiver_targets(index, f, name, receiver, scope, local)
+        hits = _receiver_targets(index, f, name, receiver, scope, local)
+        if hits:
+            return "resolved", hits
+        # A variable or self.attr whose class its bindings give (graph/types.py).
+        from .types import instance_members
+        hits = instance_members(index, f, scope, name, receiver, where, classes)
+        return ("inferred", hits) if hits else ("resolved", [])
     own = set(local.get(name, ()))
     # Lexical scope: a function nested in an enclosing function of the use.
     for prefix in _enclosing(where):

@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from . import export as _export
 from .edges import FileResult, file_edges
 from .impact import any_truncated, bounded, combined, item, rank, walk
+from .import_time import CALL_KINDS, import_time_tests
 from .model import Edge, FileFacts, is_test_path, repo_name
 from .packed import Packed
 from .resolve import RealmIndex
@@ -312,6 +313,8 @@ class Graph:
         scores = rank(seeds, traversed)
         seed_files = {s[:3] for s in seeds}
         file_target = all(s[3] is None for s in seeds)
+        if not file_target and (kinds is None or set(kinds) & set(CALL_KINDS)):
+            _add_tests(visits, import_time_tests(seeds, self._incoming))
         buckets: dict[str, list] = {"affected": [], "tests": [], "docs": []}
         for node, v in visits.items():
             if v.distance == 0 or (file_target and node[:3] in seed_files):
@@ -463,3 +466,9 @@ def _with_constructed_classes(seeds: list[tuple]) -> list[tuple]:
              if s[3] and "." in s[3] and s[3].rsplit(".", 1)[1] in CONSTRUCTORS]
     return seeds + [e for e in extra if e not in seeds]
 
+
+def _add_tests(visits: dict, found: dict) -> None:
+    """Tests that import a module running the target at import (import_time.py), where
+    the walk did not reach them itself."""
+    for node, v in found.items():
+        visits.setdefault(node, v)

@@ -14,9 +14,10 @@ from pathlib import PurePosixPath
 from typing import NamedTuple
 
 # package: importing pkg.sub runs pkg/__init__.py first (kept apart from imports, which
-# are what the file names).
+# are what the file names). import_time: a call in a class body or a constant's value, run
+# when its module is imported (a module-level call is a ``calls`` edge from the file itself).
 EDGE_KINDS = ("imports", "references", "calls", "tests", "documents", "config", "co_change",
-              "package")
+              "package", "import_time")
 # How an edge was found: resolved (through the file's imports/scopes to a unique
 # definition), inferred (class or type reasoning: self.x, a method of the enclosing
 # class), coverage (observed by a test run), name_match (only a name agrees), git, link.

@@ -85,3 +85,43 @@
   arguments: (argument_list . (string (string_content) @name))
   (#match? @_cfg "^(settings|SETTINGS|config|CONFIG|conf|cfg|options|env|ENV)$")
   (#eq? @_get "get")) @reference.config
+
+; Decorators are calls that run where they are written (at import time for a
+; module-level or class-body definition): `@dataclass` is `dataclass(cls)`.
+(decorator (identifier) @name) @reference.call
+(decorator (attribute object: (_) @module attribute: (identifier) @name)) @reference.call
+
+; What a name (or self.attr) is bound to, for instance types (graph/types.py):
+;   reference.bind_call  `x = C(...)` / `x = f(...)`, @module = the callee as written
+;   reference.bind_type  `x: T = ...`, `def f(x: T)`, @module = the annotation
+;   reference.bind_none  `x = None` (no type either way)
+;   reference.bind       any other binding: assignments, parameters, for, with (unknown)
+;   reference.returns    `def f() -> T`, @name = the function, @module = T
+(assignment left: (identifier) @name right: (call function: (_) @module)) @reference.bind_call
+(assignment left: (identifier) @name type: (type) @module) @reference.bind_type
+(assignment left: (identifier) @name right: (none)) @reference.bind_none
+(assignment left: (identifier) @name) @reference.bind
+(assignment
+  left: (attribute object: (identifier) @_self attribute: (identifier)) @name
+  right: (call function: (_) @module)
+  (#eq? @_self "self")) @reference.bind_call
+(assignment
+  left: (attribute object: (identifier) @_self attribute: (identifier)) @name
+  type: (type) @module
+  (#eq? @_self "self")) @reference.bind_type
+(assignment
+  left: (attribute object: (identifier) @_self attribute: (identifier)) @name
+  right: (none)
+  (#eq? @_self "self")) @reference.bind_none
+(assignment
+  left: (attribute object: (identifier) @_self attribute: (identifier)) @name
+  (#eq? @_self "self")) @reference.bind
+(assignment left: (pattern_list (identifier) @name)) @reference.bind
+(typed_parameter (identifier) @name type: (type) @module) @reference.bind_type
+(typed_default_parameter name: (identifier) @name type: (type) @module) @reference.bind_type
+(parameters (identifier) @name) @reference.bind
+(default_parameter name: (identifier) @name) @reference.bind
+(for_statement left: (identifier) @name) @reference.bind
+(for_statement left: (pattern_list (identifier) @name)) @reference.bind
+(as_pattern alias: (as_pattern_target (identifier) @name)) @reference.bind
+(function_definition name: (identifier) @name return_type: (type) @module) @reference.returns

@@ -1,0 +1,230 @@
+"""Instance types (Python): which class a receiver like ``app`` or ``self.x`` holds.
+
+``instance_members(...)`` answers ``receiver.name`` when the receiver's class
+follows from what binds it in the file (the parser's ``bind*`` / ``returns``
+references, python.refs.scm):
+
+- ``app = App(...)``, ``app = mod.App(...)``: the class called;
+- ``app = make()`` / ``self.make()`` / ``Factory.create()`` where the function
+  is annotated ``-> App`` (resolved in the function's own file);
+- ``def f(app: App)``, ``app: App = ...``: the annotation, also ``"App"``,
+  ``Optional[App]``, ``App | None``;
+- ``self.x = X()`` (or ``self.x: X``) in any method of the class, for ``self.x.m()``;
+- ``App(...).m()``: the class called.
+
+Scope: the innermost function that binds the name (then enclosing functions,
+then module level), as Python looks it up. The type counts only when every
+binding of the name in that scope gives a class found through the file's
+imports or its own classes: a binding of unknown type (``x = other``, a
+plain parameter, a ``for`` target) means no answer, and the caller keeps
+today's label. Pure; depends only on the realm index.
+"""
+
+from __future__ import annotations
+
+import re
+
+BIND_KINDS = ("bind_call", "bind_type", "bind_none", "bind")
+_DOTTED = re.compile(r"^[A-Za-z_][\w.]*$")
+_GENERIC = re.compile(r"^([\w.]+)\[(.*)\]$")
+
+
+def instance_members(index, f, scope, name: str, receiver: str, where: str | None,
+                     classes: set[str]) -> list[tuple]:
+    """(repo, path, qualname) of ``name`` on the class(es) ``receiver`` holds, or []."""
+    from .edges import _class_member, _other_scope
+
+    out = []
+    for repo, path, cls in receiver_classes(index, f, scope, receiver, where, classes):
+        other = index.files.get((repo, path))
+        if other is None:
+            continue
+        here = scope if other is f else _other_scope(index, other)
+        out += [h for h in _class_member(index, other, here, cls, name) if h not in out]
+    return out
+
+
+def receiver_classes(index, f, scope, receiver: str, where: str | None,
+                     classes: set[str]) -> list[tuple]:
+    if receiver.endswith(")"):      # App(...).m(): the class called
+        callee = receiver.split("(", 1)[0]
+        if _DOTTED.match(callee) and _closes_at_end(receiver, len(callee)):
+            return callee_classes(index, f, scope, callee, where, classes)
+        return []
+    if receiver.startswith("self.") and receiver.count(".") == 1:
+        cls = next((p for p in _prefixes(where) if p in classes), None)
+        if cls is None:
+            return []
+        found = [b for (s, n), bs in _bindings(index, f).items()
+                 if n == receiver and s and s.startswith(cls + ".") and s.count(".") ==
+                 cls.count(".") + 1 for b in bs]
+        return _types_of(index, f, scope, found, cls, classes)
+    if not receiver.isidentifier():
+        return []
+    table = _bindings(index, f)
+    for s in _lookup_scopes(where, classes):
+        found = table.get((s, receiver))
+        if found:
+            return _types_of(index, f, scope, found, s, classes)
+    return []
+
+
+def _closes_at_end(text: str, start: int) -> bool:
+    """Does the parenthesis opened at ``start`` close at the very end?"""
+    depth = 0
+    for i in range(start, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[i], 0)
+        if depth == 0:
+            return i == len(text) - 1
+    return False
+
+
+def _prefixes(qualname: str | None) -> list[str]:
+    parts = qualname.split(".") if qualname else []
+    return [".".join(parts[:n]) for n in range(len(parts), 0, -1)]
+
+
+def _lookup_scopes(where: str | None, classes: set[str]) -> list[str | None]:
+    """Where Python looks a name up from ``where``: a class body sees its own names,
+    a function its own and its enclosing functions' (never a class's), then the module."""
+    out = [where] if where in classes else []
+    return out + [p for p in _prefixes(where) if p not in classes] + [None]
+
+
+def _bindings(index, f) -> dict[tuple, list[tuple]]:
+    """(scope, name) -> [(kind, module, line)] of the file's bindings."""
+    key = ("binds", f.repo, f.path)
+    if key not in index.memo:
+        table: dict[tuple, list[tuple]] = {}
+        for r in f.refs_of(*BIND_KINDS):
+            table.setdefault((r.scope, r.name), []).append((r.kind, r.module, r.line))
+        index.memo[key] = table
+    return index.memo[key]
+
+
+def _types_of(index, f, scope, found: list[tuple], where, classes) -> list[tuple]:
+    """The classes a set of bindings gives; [] if any of them is unknown."""
+    typed = [m for kind, m, _ in found if kind == "bind_type"]
+    if typed:   # an annotation says what the name holds, whatever is assigned
+        parts = [annotation_classes(index, f, scope, t) for t in typed]
+        return [] if not all(parts) else _union(parts)
+    known = {line for kind, _, line in found if kind in ("bind_call", "bind_none")}
+    if any(kind == "bind" and line not in known for kind, _, line in found):
+        return []
+    parts = [callee_classes(index, f, scope, m, where, classes)
+             for kind, m, _ in found if kind == "bind_call"]
+    return [] if not parts or not all(parts) else _union(parts)
+
+
+def _union(parts: list[list[tuple]]) -> list[tuple]:
+    out = []
+    for part in parts:
+        out += [c for c in part if c not in out]
+    return out
+
+
+def callee_classes(index, f, scope, callee: str, where, classes) -> list[tuple]:
+    """The class ``callee(...)`` returns: the class itself, or a function's ``-> T``."""
+    out = []
+    for repo, path, qual, kind in _callee_defs(index, f, scope, callee, where, classes):
+        if kind == "class":
+            out.append((repo, path, qual))
+            continue
+        other = index.files.get((repo, path))
+        text = _returns(index, other).get(qual) if other is not None else None
+        if text:
+            from .edges import _other_scope
+            here = scope if other is f else _other_scope(index, other)
+            out += annotation_classes(index, other, here, text)
+    return out
+
+
+def _callee_defs(index, f, scope, callee: str, where, classes) -> list[tuple]:
+    """(repo, path, qualname, kind) of what ``callee`` names: a name of the file or its
+    imports, ``module.name``, ``Class.name``, or ``self.name`` / ``cls.name``."""
+    from .edges import _class_member
+
+    head, _, last = callee.rpartition(".")
+    if head in ("self", "cls"):
+        cls = next((p for p in _prefixes(where) if p in classes), None)
+        hits = _class_member(index, f, scope, cls, last) if cls else []
+        return [(r, p, q, _kind(index, r, p, q)) for r, p, q in hits]
+    return [(r, p, q, k) for r, p, q, k in _named(index, f, scope, callee)]
+
+
+def annotation_classes(index, f, scope, text: str) -> list[tuple]:
+    """The classes an annotation names: ``App``, ``"App"``, ``mod.App``,
+    ``Optional[App]``, ``Union[App, None]``, ``App | None``; [] for anything else."""
+    t = text.strip()
+    if len(t) >= 2 and t[0] in "'\"" and t[-1] == t[0]:
+        t = t[1:-1].strip()
+    m = _GENERIC.match(t)
+    if m:
+        if m.group(1).rsplit(".", 1)[-1] not in ("Optional", "Union") or "[" in m.group(2):
+            return []
+        parts = m.group(2).split(",")
+    else:
+        parts = t.split("|")
+    out = []
+    for part in (p.strip() for p in parts):
+        if part == "None":
+            continue
+        found = [(r, p, q) for r, p, q, k in _named(index, f, scope, part) if k == "class"]
+        if not found:
+            return []
+        out += found
+    return out
+
+
+def _named(index, f, scope, name: str) -> list[tuple]:
+    """(repo, path, qualname, kind) of the definition a (dotted) name in ``f`` means:
+    the file's own top-level one, an imported one, a module's, a class's member."""
+    from .resolve import _py_definer
+
+    if not _DOTTED.match(name):
+        return []
+    head, _, last = name.rpartition(".")
+    if not head:
+        own = _def_kinds(index, f).get(name)
+        if own is not None:
+            return [(f.repo, f.path, name, own)]
+        return [(r, p, s, _kind(index, r, p, s)) for r, p, s in scope.imported.get(name, ())
+                if s]
+    if head in scope.modules:
+        repo, path = scope.modules[head]
+        found = _py_definer(index, repo, path, last)
+        if found is not None and found[1] == last:
+            (r, p), qual = found
+            return [(r, p, qual, _kind(index, r, p, qual))]
+        return []
+    out = []
+    for r, p, cls, kind in _named(index, f, scope, head):
+        if kind == "class":
+            out += [(r, p, d.qualname, d.kind) for d in index.defs_named(r, p, last)
+                    if d.qualname == f"{cls}.{last}"]
+    return out
+
+
+def _kind(index, repo, path, qual) -> str | None:
+    other = index.files.get((repo, path))
+    return _def_kinds(index, other).get(qual) if other is not None else None
+
+
+def _def_kinds(index, f) -> dict[str, str]:
+    """qualname -> kind of a file's definitions (the first one of a name wins)."""
+    key = ("def_kinds", f.repo, f.path)
+    if key not in index.memo:
+        kinds: dict[str, str] = {}
+        for d in f.defs:
+            kinds.setdefault(d.qualname, d.kind)
+        index.memo[key] = kinds
+    return index.memo[key]
+
+
+def _returns(index, f) -> dict[str, str]:
+    """function qualname -> its return annotation as written."""
+    key = ("returns", f.repo, f.path)
+    if key not in index.memo:
+        index.memo[key] = {r.scope: r.module for r in f.refs_of("returns")
+                           if r.scope and r.module and r.scope.rsplit(".", 1)[-1] == r.name}
+    return index.memo[key]
