@@ -73,7 +73,8 @@ def _fix_ref_codes() -> None:
     from indexd.graph.model import _ref_code
 
     for kind in ("import", "import_from", "import_default", "call", "attribute", "type",
-                 "config", "mod", "code_span"):
+                 "config", "mod", "code_span", "import_alias", "bind_call", "bind_type",
+                 "bind_none", "bind", "returns"):
         _ref_code(kind)
 
 

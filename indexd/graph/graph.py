@@ -41,6 +41,12 @@ def _provides(f: FileFacts) -> set[tuple]:
     return keys | {("name", x.name) for x in f.defs}
 
 
+def _return_types(f: FileFacts | None) -> set[tuple]:
+    """(function name, its return annotation): no definition, but what other files'
+    instance types are made of (``a = make(); a.run()``, graph/types.py)."""
+    return {(r.name, r.module) for r in f.refs_of("returns")} if f is not None else set()
+
+
 def _enclosing(symbol: str | None) -> list[str]:
     """'A.b.c' -> ['A.b.c', 'A.b', 'A']: an edge into a method also lands on its class."""
     if not symbol:
@@ -197,7 +203,8 @@ class Graph:
         if old is None or new is None:
             for k in _provides(f):
                 dirty |= self.wants.get((realm, k), set())
-        for name in {d[2] for d in old_defs ^ new_defs}:
+        for name in {d[2] for d in old_defs ^ new_defs} | {
+                n for n, _ in _return_types(old) ^ _return_types(new)}:
             dirty |= self.wants.get((realm, ("name", name)), set())
         # Name-based answers are covered by wants; line-anchored doc links
         # (``file.py#L10``) also depend on line ranges.

@@ -113,3 +113,19 @@ def test_impact_of_the_method_reaches_the_test(graph):
     assert "tests/test_use.py" in {t["path"] for t in res["tests"]}, res["tests"]
     via = next(t["via"] for t in res["tests"] if t["path"] == "tests/test_use.py")
     assert [v["how"] for v in via] == ["resolved", "inferred"], via
+
+
+def test_editing_a_return_annotation_elsewhere_recomputes_its_users(tree):
+    """`a = make(); a.run()` in use.py depends on app.py's `-> App`, which is no def:
+    an edit that only changes it must still move the inferred edge."""
+    from graph_helpers import parse_file, repo_facts
+
+    from indexd.graph import Graph
+
+    repo = tree("incr", FILES)
+    g = Graph().build(repo_facts("r", repo))
+    assert RUN in calls(g, "returned")
+    (repo / "pkg/app.py").write_text(FILES["pkg/app.py"].replace("def make() -> App:",
+                                                                 "def make() -> Other:"))
+    g.update_file(parse_file("r", repo, "pkg/app.py"))
+    assert ("pkg/app.py", "Other.run", "inferred") in calls(g, "returned")
