@@ -1,17 +1,27 @@
-"""Search quality of indexd over the Python stdlib, against a ripgrep baseline.
+"""Search quality of indexd on a query set, against a ripgrep baseline.
 
-Copies the running interpreter's stdlib ``*.py`` files (``site-packages`` and,
-unless ``--include-tests``, every ``test``/``tests``/``idle_test`` folder left
-out; relative paths kept) into a temporary folder (or ``--corpus DIR``), sets
-up an isolated ``INDEXD_HOME`` with a realm ``std`` over it, indexes it with
-``indexd index``, starts ``indexd run``, waits for ``indexctl status --json
---sync`` and for the parse/embed queues to drain, then asks every query of
-``bench/queries/stdlib.json`` in each mode (keyword, semantic, hybrid) over
-the daemon socket, top 10. A mode the daemon does not offer (not in its
+A query set (``--queries stdlib|click|FILE``; bench/query_sets.py) names its
+corpus: ``stdlib`` is the running interpreter's stdlib ``*.py`` files
+(``site-packages`` and, unless ``--include-tests``, every
+``test``/``tests``/``idle_test`` folder left out), ``click`` is click
+8.1.8's sdist from PyPI (downloaded once with pip into
+bench/out/impact_vs_tests/, unpacked into the work folder; ``src/`` only,
+``tests/`` too with ``--include-tests``). The corpus files are copied
+(relative paths kept) into a temporary folder (or ``--corpus DIR``); the
+bench sets up an isolated ``INDEXD_HOME`` with one realm over it, indexes it
+with ``indexd index``, starts ``indexd run``, waits for ``indexctl status
+--json --sync`` and for the parse/embed queues to drain, then asks every
+query of the chosen split in each mode (keyword, semantic, hybrid) over the
+daemon socket, top 10. A mode the daemon does not offer (not in its
 advertised ``search_modes``, the call raises, or it answers in another mode)
 is reported as n/a.
 
-Metrics, per mode and per query kind (all / meaning / mixed):
+Every query carries a ``split`` (train / heldout, fixed by a rule over the
+texts: bench/query_sets.py). ``--split each`` (default) reports the held-out
+rows, then the train rows, then all; ``--split heldout|train|all`` asks and
+reports only those queries. Tune on train, quote heldout.
+
+Metrics, per split, mode and query kind (all / meaning / mixed / identifier):
 
 * R@1, R@10: share of queries with an expected (path, symbol) pair, exactly
   equal, at rank 1 / in the top 10;
@@ -26,10 +36,12 @@ by total matching lines, then path; file-level metrics only. Without ``rg``
 a pure-Python equivalent runs instead, and the output says so.
 
 Prints a table and writes it between ``<!-- search_quality:start -->`` and
-``<!-- search_quality:end -->`` in docs/benchmarks.md (full query set only).
-The daemon is always shut down at the end.
+``<!-- search_quality:end -->`` (stdlib) or ``<!-- search_quality_click:start
+-->`` ... (click) in docs/benchmarks.md (a known set, every query, every
+mode; ``--no-doc`` never). The daemon is always shut down at the end.
 
-    .venv/bin/python bench/search_quality.py [--verbose] [--limit-queries N]
+    .venv/bin/python bench/search_quality.py [--queries stdlib|click|FILE]
+        [--split each|heldout|train|all] [--verbose] [--limit-queries N]
         [--modes keyword,semantic,hybrid] [--corpus DIR] [--keep]
 """
 
@@ -56,43 +68,25 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
 
-from agreement import DOC_INTRO, format_table, replace_region, stdlib_root  # noqa: E402
+import query_sets  # noqa: E402
+from agreement import DOC_INTRO, format_table, replace_region  # noqa: E402
 from check_queries import check as check_queries  # noqa: E402
-from check_queries import load_queries, query_words  # noqa: E402
+from check_queries import query_words  # noqa: E402
+from query_sets import KINDS  # noqa: E402
 
 DOC = ROOT / "docs" / "benchmarks.md"
 REGION = "search_quality"
-DEFAULT_QUERIES = HERE / "queries" / "stdlib.json"
-REALM = "std"
+REALMS = {"stdlib": "std"}          # realm name per set; others use the set's name
+SPLIT_CHOICES = ("each", "heldout", "train", "all")
 MODES = ("keyword", "semantic", "hybrid")
 TOP_K = 10
-TEST_DIRS = frozenset({"test", "tests", "idle_test"})
-ALWAYS_SKIPPED = frozenset({"site-packages", "__pycache__"})
 
 
 # --- corpus -------------------------------------------------------------------
-def corpus_files(src: Path, include_tests: bool) -> list[Path]:
-    """The stdlib's *.py files, sorted by relative path, exclusions applied."""
-    skipped = ALWAYS_SKIPPED if include_tests else ALWAYS_SKIPPED | TEST_DIRS
-    out = []
-    for path in src.rglob("*.py"):
-        rel = path.relative_to(src)
-        if skipped.intersection(rel.parts[:-1]) or not path.is_file():
-            continue
-        out.append(path)
-    return sorted(out, key=lambda p: p.relative_to(src).as_posix())
-
-
-def copy_corpus(dest: Path, include_tests: bool) -> tuple[int, int]:
-    src = stdlib_root()
-    count = size = 0
-    for path in corpus_files(src, include_tests):
-        target = dest / path.relative_to(src)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, target)
-        count += 1
-        size += target.stat().st_size
-    return count, size
+def build_corpus(qs: query_sets.QuerySet, corpus: Path, work: Path, include_tests: bool) -> None:
+    """Copy the set's corpus files into ``corpus`` (relative paths kept)."""
+    root = query_sets.source_root(qs.source, work)
+    query_sets.copy_corpus(query_sets.corpus_files(qs.source, root, include_tests), root, corpus)
 
 
 def corpus_stats(corpus: Path) -> tuple[int, int]:
@@ -118,19 +112,20 @@ def _env(home: Path) -> dict:
     return env
 
 
-def add_realm(home: Path, corpus: Path) -> None:
-    proc = subprocess.run(_tool("indexctl") + ["realm", "add", REALM, str(corpus)],
+def add_realm(home: Path, corpus: Path, realm: str) -> None:
+    proc = subprocess.run(_tool("indexctl") + ["realm", "add", realm, str(corpus)],
                           env=_env(home), capture_output=True, text=True)
     if proc.returncode != 0:
         raise SystemExit(f"indexctl realm add failed (rc={proc.returncode}):\n"
                          f"{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
 
 
-def run_index(home: Path) -> dict:
-    """``indexd index --json`` once; the done event plus ``wall``."""
+def run_index(home: Path, no_embed: bool = False) -> dict:
+    """``indexd index --json`` once (it embeds too, unless ``no_embed``); the done event plus
+    ``wall``."""
     started = time.perf_counter()
-    proc = subprocess.run(_tool("indexd") + ["index", "--json"], env=_env(home),
-                          capture_output=True, text=True)
+    cmd = _tool("indexd") + ["index", "--json"] + (["--no-embed"] if no_embed else [])
+    proc = subprocess.run(cmd, env=_env(home), capture_output=True, text=True)
     wall = time.perf_counter() - started
     if proc.returncode != 0:
         raise SystemExit(f"indexd index failed (rc={proc.returncode}):\n"
@@ -245,6 +240,7 @@ class QueryResult:
     sym_rank: int | None = None                            # 1-based, within TOP_K
     file_rank: int | None = None
     ms: float = 0.0
+    split: str = ""                                        # heldout | train
 
 
 def first_rank(items: list, wanted: set) -> int | None:
@@ -265,7 +261,8 @@ def distinct(items: list) -> list:
 
 def score_query(q: dict, returned: list[dict], ms: float) -> QueryResult:
     expected = [(e["path"], e["symbol"]) for e in q["expected"]]
-    r = QueryResult(q["id"], q["query"], q["kind"], expected, returned, ms=ms)
+    r = QueryResult(q["id"], q["query"], q["kind"], expected, returned, ms=ms,
+                    split=q.get("split", ""))
     r.sym_rank = first_rank([(h["path"], h["symbol"]) for h in returned], set(expected))
     r.file_rank = first_rank(distinct([h["path"] for h in returned]), {p for p, _ in expected})
     return r
@@ -291,7 +288,7 @@ def metrics(results: list[QueryResult]) -> dict:
 
 def by_kind(results: list[QueryResult]) -> list[tuple[str, dict]]:
     out = [("all", metrics(results))]
-    for kind in ("meaning", "mixed"):
+    for kind in KINDS:
         sub = [r for r in results if r.kind == kind]
         if sub:
             out.append((kind, metrics(sub)))
@@ -300,7 +297,7 @@ def by_kind(results: list[QueryResult]) -> list[tuple[str, dict]]:
 
 # --- indexd queries -----------------------------------------------------------
 def run_mode(daemon: Daemon, mode: str, queries: list[dict], advertised: list[str] | None,
-             timeout: float) -> tuple[list[QueryResult] | None, str]:
+             timeout: float, realm: str) -> tuple[list[QueryResult] | None, str]:
     """(results, note); results None when the mode is not available."""
     if advertised is not None and mode not in advertised:
         return None, f"n/a: daemon offers {', '.join(advertised) or 'no modes'}"
@@ -312,7 +309,7 @@ def run_mode(daemon: Daemon, mode: str, queries: list[dict], advertised: list[st
             started = time.perf_counter()
             try:
                 answer = client.call("search", query=q["query"], mode=mode, limit=TOP_K,
-                                     realm=REALM)
+                                     realm=realm)
             except IndexdError as exc:
                 return None, f"n/a: {type(exc).__name__}: {exc}"
             ms = (time.perf_counter() - started) * 1000
@@ -410,24 +407,34 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f}"
 
 
+def split_results(results: list[QueryResult], split: str) -> list[QueryResult]:
+    return results if split == "all" else [r for r in results if r.split == split]
+
+
+def report_splits(split: str) -> list[str]:
+    """The split rows a ``--split`` choice reports, in table order."""
+    return ["heldout", "train", "all"] if split == "each" else [split]
+
+
 def build_table(rows_in: list[tuple[str, list[QueryResult] | None, str]],
-                rg_results: list[QueryResult], rg_label: str) -> str:
-    header = ("engine", "kind", "queries", "R@1", "R@10", "MRR@10", "file R@1", "file R@10",
-              "file MRR@10", "median ms")
-    rows = []
-    for mode, results, note in rows_in:
-        if results is None:
-            rows.append((f"indexd {mode}", "all", "-", "n/a", "n/a", "n/a", "n/a", "n/a",
-                         "n/a", "-"))
-            continue
-        for kind, m in by_kind(results):
-            rows.append((f"indexd {mode}", kind, m["n"], _pct(m["r1"]), _pct(m["r10"]),
-                         f"{m['mrr']:.3f}", _pct(m["f1"]), _pct(m["f10"]), f"{m['fmrr']:.3f}",
-                         f"{m['ms']:.1f}"))
+                rg_results: list[QueryResult], rg_label: str, splits: list[str]) -> str:
+    header = ("engine", "split", "kind", "queries", "R@1", "R@10", "MRR@10", "file R@1",
+              "file R@10", "file MRR@10", "median ms")
     name = "ripgrep" if not rg_label.startswith("pure-Python") else "grep (python)"
-    for kind, m in by_kind(rg_results):
-        rows.append((f"{name} baseline", kind, m["n"], "-", "-", "-", _pct(m["f1"]),
-                     _pct(m["f10"]), f"{m['fmrr']:.3f}", f"{m['ms']:.1f}"))
+    rows = []
+    for split in splits:
+        for mode, results, note in rows_in:
+            if results is None:
+                rows.append((f"indexd {mode}", split, "all", "-", "n/a", "n/a", "n/a", "n/a",
+                             "n/a", "n/a", "-"))
+                continue
+            for kind, m in by_kind(split_results(results, split)):
+                rows.append((f"indexd {mode}", split, kind, m["n"], _pct(m["r1"]),
+                             _pct(m["r10"]), f"{m['mrr']:.3f}", _pct(m["f1"]), _pct(m["f10"]),
+                             f"{m['fmrr']:.3f}", f"{m['ms']:.1f}"))
+        for kind, m in by_kind(split_results(rg_results, split)):
+            rows.append((f"{name} baseline", split, kind, m["n"], "-", "-", "-", _pct(m["f1"]),
+                         _pct(m["f10"]), f"{m['fmrr']:.3f}", f"{m['ms']:.1f}"))
     table = format_table(rows, header)
     notes = [f"{mode}: {note}" for mode, results, note in rows_in if results is None and note]
     return table + ("\n\n" + "\n".join(notes) if notes else "")
@@ -439,10 +446,11 @@ def facts(r: dict) -> list[str]:
         f"machine: {platform.machine()}, nproc {os.cpu_count()}, {platform.system()} "
         f"{platform.release()}",
         f"python: {platform.python_version()} ({sys.executable})",
-        f"corpus: {r['files']} files, {r['bytes'] / 1e6:.1f} MB (stdlib {stdlib_root()}, *.py; "
-        f"{r['excluded']})",
-        f"queries: {r['queries']} ({r['kinds']}) from {r['queries_file']}, top {TOP_K}",
-        f"index: `indexd index` {r['index_wall']:.1f}s wall, {r['indexed']}; daemon queues "
+        f"corpus: {r['files']} files, {r['bytes'] / 1e6:.1f} MB ({r['corpus']})",
+        f"queries: {r['queries']} ({r['kinds']}) from {r['queries_file']}, top {TOP_K}; "
+        f"split {r['split']} (train/heldout fixed by bench/query_sets.py)",
+        f"index: `indexd index` {r['index_wall']:.1f}s wall{r['index_embed']}, {r['indexed']}; "
+        "daemon queues "
         "drained in "
         f"{r['queue_wait']:.1f}s{r['queue_note']}",
         f"baseline: {r['rg_label']}; words = query words of 3+ chars minus stopwords, "
@@ -479,12 +487,19 @@ def print_rg_misses(results: list[QueryResult]) -> None:
         print(f"[{r.qid}] {r.query!r}: expected {sorted({p for p, _ in r.expected})}; top 3: {top}")
 
 
-def write_doc(table: str, r: dict, command: str) -> None:
+def doc_region(qs: query_sets.QuerySet) -> str | None:
+    """The docs/benchmarks.md region a known set writes (None: another file)."""
+    if qs.name not in query_sets.SETS or qs.path.resolve() != query_sets.SETS[qs.name].resolve():
+        return None
+    return REGION if qs.name == "stdlib" else f"{REGION}_{qs.name}"
+
+
+def write_doc(table: str, r: dict, command: str, region: str) -> None:
     body = ["Generated by `bench/search_quality.py` "
-            "(queries: `bench/queries/stdlib.json`, checked by `bench/check_queries.py`).",
+            f"(queries: `{r['queries_file']}`, checked by `bench/check_queries.py`).",
             "", "Reproduce:", "", "```sh", command, "```", "", "```text", table, "",
             *facts(r), "```"]
-    replace_region(DOC, REGION, "\n".join(body), DOC_INTRO)
+    replace_region(DOC, region, "\n".join(body), DOC_INTRO)
 
 
 # --- main -----------------------------------------------------------------------
@@ -492,13 +507,18 @@ def _sigterm(signum, frame):
     raise SystemExit(128 + signum)
 
 
-def main(argv=None) -> int:
+def parse_args(argv) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--queries", type=Path, default=DEFAULT_QUERIES)
+    p.add_argument("--queries", default="stdlib",
+                   help=f"{' | '.join(query_sets.SETS)} | FILE (default: %(default)s)")
+    p.add_argument("--split", choices=SPLIT_CHOICES, default="each",
+                   help="which queries to ask and report; each = heldout, train and all rows "
+                        "(default: %(default)s)")
     p.add_argument("--corpus", type=Path,
                    help="use this corpus folder (copied into when empty or absent; kept)")
     p.add_argument("--include-tests", action="store_true",
-                   help="keep test/, tests/ and idle_test/ folders in the corpus")
+                   help="keep the corpus's test folders (stdlib test/, tests/, idle_test/; "
+                        "an sdist's tests/)")
     p.add_argument("--modes", default=",".join(MODES),
                    help="comma-separated search modes (default: %(default)s)")
     p.add_argument("--limit-queries", type=int, metavar="N", help="only the first N queries")
@@ -513,72 +533,172 @@ def main(argv=None) -> int:
     p.add_argument("--no-doc", action="store_true", help="do not touch docs/")
     p.add_argument("--save", type=Path, help="write per-query results as JSON here")
     args = p.parse_args(argv)
-    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
-    bad = [m for m in modes if m not in MODES]
+    args.mode_list = [m.strip() for m in args.modes.split(",") if m.strip()]
+    bad = [m for m in args.mode_list if m not in MODES]
     if bad:
         p.error(f"unknown mode(s): {', '.join(bad)}")
+    try:
+        args.qs = query_sets.load(args.queries)
+    except query_sets.QuerySetError as exc:
+        p.error(str(exc))
+    return args
 
-    queries = load_queries(args.queries)
-    errors, _ = check_queries(queries, stdlib_root(), use_indexd=False)
+
+def prepare_corpus(args, work: Path) -> tuple[Path, Path]:
+    """(the corpus folder, the source root the set's paths are relative to)."""
+    root = query_sets.source_root(args.qs.source, work)
+    if args.corpus:
+        corpus = args.corpus.resolve()
+        if corpus.exists() and any(corpus.iterdir()):
+            print(f"corpus: reusing {corpus}", flush=True)
+            return corpus, root
+        corpus.mkdir(parents=True, exist_ok=True)
+    else:
+        corpus = work / "corpus"
+        corpus.mkdir()
+    files = query_sets.corpus_files(args.qs.source, root, args.include_tests)
+    query_sets.copy_corpus(files, root, corpus)
+    return corpus, root
+
+
+def checked_queries(args, root: Path) -> list[dict]:
+    """The set's queries of the chosen split, after checking every target exists."""
+    queries = args.qs.queries
+    errors, _ = check_queries(queries, root, use_indexd=False, splits=args.split != "all")
     if errors:
         print("\n".join(errors), file=sys.stderr)
-        raise SystemExit("the query set does not match this stdlib: run bench/check_queries.py")
+        raise SystemExit("the query set does not match its corpus: run bench/check_queries.py")
+    if args.split in ("heldout", "train"):
+        queries = [q for q in queries if q.get("split") == args.split]
     if args.limit_queries:
         queries = queries[:args.limit_queries]
+    return queries
 
+
+def start_indexed_daemon(args, home: Path, corpus: Path, realm: str, log: Path):
+    """Index the corpus, start the daemon, wait for its queues: (done, daemon, waited, note)."""
+    keyword_only = args.mode_list == ["keyword"]
+    add_realm(home, corpus, realm)
+    done = run_index(home, no_embed=keyword_only)
+    embedded = done.get("embed") or {}
+    print(f"indexd index: {done['wall']:.1f}s wall, {done.get('files')} files, "
+          f"{done.get('entries')} entries, {done.get('failed')} failed, skipped "
+          f"{done.get('skipped') or 'none'}"
+          + (f"; embed {json.dumps(embedded)}" if embedded else ""), flush=True)
+    daemon = Daemon(home, log, no_embed=keyword_only)
+    t0 = time.monotonic()
+    daemon.wait_ready(args.start_timeout)
+    print(f"daemon ready in {time.monotonic() - t0:.1f}s (pid {daemon.proc.pid})", flush=True)
+    drained, waited, queues = daemon.wait_queues(args.embed_timeout)
+    note = "" if drained else f" (NOT drained after {waited:.0f}s: {queues})"
+    print(f"queues {'drained' if drained else 'not drained'} after {waited:.1f}s {queues}",
+          flush=True)
+    return done, daemon, waited, note
+
+
+def ask_modes(args, daemon: Daemon, queries: list[dict], realm: str) -> list:
+    with daemon.client(timeout=30) as client:
+        caps = (client.call("initialize").get("capabilities") or {})
+    advertised = caps.get("search_modes")
+    print(f"daemon search modes: {advertised}", flush=True)
+    rows = []
+    for mode in args.mode_list:
+        results, note = run_mode(daemon, mode, queries, advertised, args.search_timeout, realm)
+        rows.append((mode, results, note))
+        if results is None:
+            print(f"{mode}: {note}", flush=True)
+            continue
+        for split in report_splits(args.split):
+            m = metrics(split_results(results, split))
+            if m["n"]:
+                print(f"{mode} [{split}]: R@1 {_pct(m['r1'])}  R@10 {_pct(m['r10'])}  MRR@10 "
+                      f"{m['mrr']:.3f}  file R@10 {_pct(m['f10'])}", flush=True)
+    return rows
+
+
+def embed_note(embed: dict | None) -> str:
+    """' (embedding N entries included)' from the one-shot's embed report, or ''."""
+    if not embed:
+        return " (no embedding)"
+    if embed.get("error"):
+        return f" (not embedded: {embed['error']})"
+    return (f" (embedding included: {embed.get('total')} entries, {embed.get('embedded')} "
+            f"computed, {embed.get('seconds', 0):.1f}s)")
+
+
+def run_facts(args, queries, corpus, done, waited, note, label) -> dict:
+    n_files, n_bytes = corpus_stats(corpus)
+    kinds = {k: sum(q["kind"] == k for q in queries) for k in KINDS}
+    qfile = args.qs.path.resolve()
+    return {"date": dt.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z"),
+            "files": n_files, "bytes": n_bytes,
+            "corpus": query_sets.describe(args.qs.source, args.include_tests),
+            "queries": len(queries),
+            "kinds": ", ".join(f"{v} {k}" for k, v in kinds.items() if v),
+            "split": args.split,
+            "queries_file": qfile.relative_to(ROOT).as_posix() if qfile.is_relative_to(ROOT)
+            else str(qfile),
+            "index_wall": done["wall"],
+            "index_embed": embed_note(done.get("embed")),
+            "indexed": f"{done.get('files')} files ({n_files - (done.get('files') or 0)} of "
+                       f"the corpus not indexed: scanner excludes, e.g. venv/), "
+                       f"{done.get('entries')} entries, skipped {done.get('skipped') or 'none'}",
+            "queue_wait": waited, "queue_note": note, "rg_label": label}
+
+
+def report(args, rows, rg_results, counter, r: dict) -> None:
+    table = build_table(rows, rg_results, counter.label, report_splits(args.split))
+    print()
+    print(table)
+    print()
+    for line in facts(r):
+        print(line)
+    if args.verbose:
+        for mode, results, _ in rows:
+            if results is not None:
+                print_misses(mode, results)
+        print_rg_misses(rg_results)
+    if args.save:
+        payload = {mode: [vars(x) for x in results] if results is not None else note
+                   for mode, results, note in rows}
+        payload["ripgrep"] = [vars(x) for x in rg_results]
+        args.save.write_text(json.dumps(payload, indent=1, default=list), encoding="utf-8")
+        print(f"wrote {args.save}")
+    region = doc_region(args.qs)
+    if args.no_doc:
+        return
+    if (args.limit_queries or region is None or args.split != "each"
+            or args.mode_list != list(MODES)):
+        print("docs not updated (partial run or another query set)")
+        return
+    command = ".venv/bin/python bench/search_quality.py" + (
+        "" if args.qs.name == "stdlib" else f" --queries {args.qs.name}") + (
+        " --include-tests" if args.include_tests else "")
+    write_doc(table, r, command, region)
+    print(f"wrote {DOC}")
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
     signal.signal(signal.SIGTERM, _sigterm)
     work = Path(tempfile.mkdtemp(prefix="indexd-sq-"))
     daemon = None
+    realm = REALMS.get(args.qs.name, args.qs.name)
     try:
-        if args.corpus:
-            corpus = args.corpus.resolve()
-            if corpus.exists() and any(corpus.iterdir()):
-                print(f"corpus: reusing {corpus}", flush=True)
-            else:
-                corpus.mkdir(parents=True, exist_ok=True)
-                copy_corpus(corpus, args.include_tests)
-        else:
-            corpus = work / "stdlib"
-            corpus.mkdir()
-            copy_corpus(corpus, args.include_tests)
+        corpus, root = prepare_corpus(args, work)
+        queries = checked_queries(args, root)
         n_files, n_bytes = corpus_stats(corpus)
-        print(f"corpus: {n_files} files, {n_bytes / 1e6:.1f} MB in {corpus}", flush=True)
+        print(f"corpus: {n_files} files, {n_bytes / 1e6:.1f} MB in {corpus}; "
+              f"{len(queries)} queries (split {args.split})", flush=True)
         missing = sorted({e["path"] for q in queries for e in q["expected"]
                           if not (corpus / e["path"]).is_file()})
         if missing:
             print(f"warning: expected files missing from the corpus: {', '.join(missing)}")
-
         home = work / "home"
         home.mkdir(mode=0o700)   # the daemon refuses a socket folder others can reach
-        add_realm(home, corpus)
-        done = run_index(home)
-        print(f"indexd index: {done['wall']:.1f}s wall, {done.get('files')} files, "
-              f"{done.get('entries')} entries, {done.get('failed')} failed, skipped "
-              f"{done.get('skipped') or 'none'}", flush=True)
-
-        daemon = Daemon(home, work / "indexd-run.log", no_embed=modes == ["keyword"])
-        t0 = time.monotonic()
-        daemon.wait_ready(args.start_timeout)
-        print(f"daemon ready in {time.monotonic() - t0:.1f}s (pid {daemon.proc.pid})", flush=True)
-        drained, waited, queues = daemon.wait_queues(args.embed_timeout)
-        queue_note = "" if drained else f" (NOT drained after {waited:.0f}s: {queues})"
-        print(f"queues {'drained' if drained else 'not drained'} after {waited:.1f}s {queues}",
-              flush=True)
-        with daemon.client(timeout=30) as client:
-            caps = (client.call("initialize").get("capabilities") or {})
-        advertised = caps.get("search_modes")
-        print(f"daemon search modes: {advertised}", flush=True)
-
-        rows = []
-        for mode in modes:
-            results, note = run_mode(daemon, mode, queries, advertised, args.search_timeout)
-            rows.append((mode, results, note))
-            if results is None:
-                print(f"{mode}: {note}", flush=True)
-            else:
-                m = metrics(results)
-                print(f"{mode}: R@1 {_pct(m['r1'])}  R@10 {_pct(m['r10'])}  MRR@10 "
-                      f"{m['mrr']:.3f}  file R@10 {_pct(m['f10'])}", flush=True)
+        done, daemon, waited, note = start_indexed_daemon(args, home, corpus, realm,
+                                                          work / "indexd-run.log")
+        rows = ask_modes(args, daemon, queries, realm)
         daemon.stop()
         daemon = None
 
@@ -587,50 +707,8 @@ def main(argv=None) -> int:
             print("ripgrep (rg) not found: the baseline uses a pure-Python equivalent",
                   flush=True)
         rg_results = run_rg(counter, queries)
-
-        table = build_table(rows, rg_results, counter.label)
-        kinds = {k: sum(q["kind"] == k for q in queries) for k in ("meaning", "mixed")}
-        r = {"date": dt.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z"),
-             "files": n_files, "bytes": n_bytes,
-             "excluded": "site-packages excluded" + ("" if args.include_tests else
-                                                     ", test/tests/idle_test folders excluded"),
-             "queries": len(queries), "kinds": ", ".join(f"{v} {k}" for k, v in kinds.items()),
-             "queries_file": args.queries.resolve().relative_to(ROOT).as_posix()
-             if args.queries.resolve().is_relative_to(ROOT) else str(args.queries),
-             "index_wall": done["wall"],
-             "indexed": f"{done.get('files')} files ({n_files - (done.get('files') or 0)} of "
-                        f"the corpus not indexed: scanner excludes, e.g. venv/), "
-                        f"{done.get('entries')} entries, skipped {done.get('skipped') or 'none'}", "queue_wait": waited, "queue_note": queue_note,
-             "rg_label": counter.label}
-        print()
-        print(table)
-        print()
-        for line in facts(r):
-            print(line)
-
-        if args.verbose:
-            for mode, results, _ in rows:
-                if results is not None:
-                    print_misses(mode, results)
-            print_rg_misses(rg_results)
-
-        if args.save:
-            payload = {mode: [vars(x) for x in results] if results is not None else note
-                       for mode, results, note in rows}
-            payload["ripgrep"] = [vars(x) for x in rg_results]
-            args.save.write_text(json.dumps(payload, indent=1, default=list), encoding="utf-8")
-            print(f"wrote {args.save}")
-
-        if args.no_doc:
-            pass
-        elif args.limit_queries or args.queries.resolve() != DEFAULT_QUERIES:
-            print("docs not updated (partial or non-default query set)")
-        else:
-            command = ".venv/bin/python bench/search_quality.py" + (
-                "" if args.modes == ",".join(MODES) else f" --modes {args.modes}") + (
-                " --include-tests" if args.include_tests else "")
-            write_doc(table, r, command)
-            print(f"wrote {DOC}")
+        report(args, rows, rg_results, counter,
+               run_facts(args, queries, corpus, done, waited, note, counter.label))
         return 0
     finally:
         if daemon is not None:
