@@ -83,12 +83,6 @@ TOP_K = 10
 
 
 # --- corpus -------------------------------------------------------------------
-def build_corpus(qs: query_sets.QuerySet, corpus: Path, work: Path, include_tests: bool) -> None:
-    """Copy the set's corpus files into ``corpus`` (relative paths kept)."""
-    root = query_sets.source_root(qs.source, work)
-    query_sets.copy_corpus(query_sets.corpus_files(qs.source, root, include_tests), root, corpus)
-
-
 def corpus_stats(corpus: Path) -> tuple[int, int]:
     files = [p for p in corpus.rglob("*.py") if p.is_file()]
     return len(files), sum(p.stat().st_size for p in files)
