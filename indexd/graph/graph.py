@@ -71,6 +71,13 @@ def _gc_paused():
 
 
 class Graph:
+    # impact's walk examines at most this many edges per list item asked for (``limit``),
+    # and at least the minimum: a hub's answer costs the budget, not the whole graph
+    # (docs/benchmarks.md, impact_latency). ``limit=None`` (tests affected, changes)
+    # walks everything: test selection needs every test more than speed.
+    walk_edges_per_item = 25
+    walk_min_edges = 5_000
+
     def __init__(self):
         self.facts: dict[tuple, FileFacts] = {}
         self.indexes: dict[str, RealmIndex] = {}
@@ -316,8 +323,8 @@ class Graph:
         """What may break if ``target`` changes: reverse walk, scored."""
         t0 = time.perf_counter()
         seeds = _with_constructed_classes(self.resolve_target(target))
-        visits, traversed = walk(seeds, self._incoming, depth, kinds, reverse=True)
-        scores = rank(seeds, traversed)
+        w = walk(seeds, self._incoming, depth, kinds, reverse=True, budget=self._budget(limit))
+        visits, scores = w.visits, rank(seeds, w.traversed)
         seed_files = {s[:3] for s in seeds}
         file_target = all(s[3] is None for s in seeds)
         if not file_target and (kinds is None or set(kinds) & set(CALL_KINDS)):
@@ -334,7 +341,7 @@ class Graph:
         out = {}
         for name, rows in buckets.items():
             rows.sort()
-            out |= bounded(name, rows, limit, [r[1] for r in rows])
+            out |= bounded(name, rows, limit, [r[1] for r in rows], exact=w.exhaustive)
             # only the rows shown become items: a hub's thousands stay cheap
             out[name] = [item(r[-1], visits[r[-1]], scores.get(r[-1], 0.0),
                               self._node_kind(r[-1])) for r in out[name]]
@@ -343,7 +350,12 @@ class Graph:
         complete, reason = self._completeness(files, pending)
         return {"target": target, "took_ms": round((time.perf_counter() - t0) * 1000, 2),
                 "complete": complete, "incomplete_reason": reason, **out,
-                "limit": limit, "truncated": any_truncated(out)}
+                "limit": limit, "truncated": any_truncated(out), "walk": w.summary()}
+
+    def _budget(self, limit: int | None) -> int | None:
+        if limit is None:
+            return None
+        return max(self.walk_min_edges, self.walk_edges_per_item * limit)
 
     def impact_as_committed(self, facts: FileFacts, targets: list[str], depth: int = 2,
                             pending=None, limit: int | None = None) -> dict[str, dict | None]:
@@ -375,8 +387,8 @@ class Graph:
         """What ``target`` depends on: forward walk."""
         t0 = time.perf_counter()
         seeds = self.resolve_target(target)
-        visits, traversed = walk(seeds, self._outgoing, depth, kinds, reverse=False)
-        scores = rank(seeds, traversed)
+        w = walk(seeds, self._outgoing, depth, kinds, reverse=False)
+        visits, scores = w.visits, rank(seeds, w.traversed)
         deps = [item(n, v, scores.get(n, 0.0), self._node_kind(n))
                 for n, v in visits.items() if v.distance > 0]
         deps.sort(key=lambda x: (x["distance"], -x["score"], x["path"], x["symbol"] or ""))
@@ -452,15 +464,36 @@ class Graph:
                 stem = base.split(".", 1)[0]
                 modules.add((realm, posixpath.basename(d) if stem in ("__init__", "index", "mod")
                              else stem))
-        out = []
-        for realm, key, kind in ([(r, ("name", n), "name") for r, n in sorted(names)]
-                                 + [(r, ("module", m), "import") for r, m in sorted(modules)]):
+        keys = ([(r, ("name", n), "name") for r, n in sorted(names)]
+                + [(r, ("module", m), "import") for r, m in sorted(modules)])
+        wanted = {(kind, key[1]) for _, key, kind in keys}
+        out, by_src = [], {}
+        for realm, key, kind in keys:
             for src in sorted(self.wants.get((realm, key), ())):
-                for u in self.results[src].unresolved:
-                    last = u["name"].replace(":", ".").replace("/", ".").rsplit(".", 1)[-1]
-                    if u["kind"] == kind and (u["name"] == key[1] or last == key[1]):
-                        out.append({"realm": src[0], "repo": src[1], "path": src[2], **u})
-        return bounded("unresolved", out, limit)
+                # each file's unresolved references indexed once: a hub module's dozens
+                # of names are wanted by the same hundreds of files
+                if src not in by_src:
+                    by_src[src] = _unresolved_index(self.results[src], wanted)
+                out += [(src, u) for u in by_src[src].get((kind, key[1]), ())]
+        res = bounded("unresolved", out, limit)
+        res["unresolved"] = [{"realm": src[0], "repo": src[1], "path": src[2], "kind": u[0],
+                              "name": u[1], "line": u[2], "reason": u[3]}
+                             for src, u in res["unresolved"]]
+        return res
+
+
+def _unresolved_index(res: Packed, wanted: set[tuple]) -> dict[tuple, list[tuple]]:
+    """(kind, name) in ``wanted`` -> the file's unresolved references of that name or
+    last part (``a.b:c`` -> c), in file order; packed tuples, made dicts only if shown."""
+    index: dict[tuple, list[tuple]] = {}
+    for u in res._unresolved or ():
+        kind, name = u[0], u[1]
+        last = name[max(name.rfind("."), name.rfind(":"), name.rfind("/")) + 1:]
+        if (kind, name) in wanted:
+            index.setdefault((kind, name), []).append(u)
+        if last != name and (kind, last) in wanted:
+            index.setdefault((kind, last), []).append(u)
+    return index
 
 
 CONSTRUCTORS = ("__init__", "__new__", "__post_init__")

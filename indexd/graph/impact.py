@@ -1,18 +1,26 @@
 """Walking and scoring the graph: pure functions behind Graph.impact/deps.
 
-``walk`` is a breadth-first walk to a depth over whatever edges the caller's
-``step(node)`` yields (edges into a node for impact, out of it for deps),
-keeping per node the first distance, the best path confidence and that
-path. ``rank`` scores the visited subgraph with personalised PageRank from
+``walk`` is a best-first walk to a depth over whatever edges the caller's
+``step(node)`` yields (edges into a node for impact, out of it for deps): it
+expands nodes in order of their best path's score (the product of its edges'
+confidences, halved per hop after the first: the path half of ``combined``),
+keeping per node the fewest hops to it and the best path. Without a
+``budget`` it reaches every node within the depth, like a breadth-first walk;
+with one it stops after examining that many edges (the seeds' own edges are
+always examined), so a hub's answer costs the budget, not the graph: what it
+left out scores at most ``Walk.stopped_at`` on its path half, and the lists'
+totals are lower bounds. ``rank`` scores the visited subgraph with personalised PageRank from
 the seeds, edge weight = kind weight x resolution confidence, so nodes
 reached by many strong paths (fan-in) rise; the final score averages that
-with the best path's confidence halved per hop (``combined``). Confidence per edge: resolved
-1.0, name_match 0.3 x name weight, git its co-change confidence, link 0.8.
+with the best path's score (``combined``). Confidence per edge: resolved
+1.0, name_match 0.15 x name weight, git its co-change confidence, link 0.8.
 """
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from .model import Edge, node_label
 
@@ -40,40 +48,97 @@ def confidence(e: Edge) -> float:
     return 0.5
 
 
-@dataclass
+@dataclass(slots=True)
 class Visit:
-    distance: int
-    confidence: float
-    via: list = field(default_factory=list)   # edges, from this node back to a seed
+    distance: int                               # fewest hops from a seed
+    confidence: float                           # of the best path (``via``)
+    via: list = field(default_factory=list)     # edges, from this node back to a seed
+
+    @property
+    def path_score(self) -> float:
+        return self.confidence * 0.5 ** max(0, len(self.via) - 1)
 
 
-def walk(seeds: list[Node], step, depth: int, kinds=None, reverse: bool = True):
-    """BFS to ``depth``; returns (visits, traversed [(from_node, to_node, weight)])."""
-    visits: dict[Node, Visit] = {s: Visit(0, 1.0) for s in seeds}
-    traversed: dict[tuple[Node, Node], float] = {}
-    frontier = list(seeds)
-    for d in range(1, depth + 1):
-        nxt = []
-        for node in frontier:
-            here = visits[node]
-            for e in step(node):
-                if kinds and e.kind not in kinds:
-                    continue
-                other = ((e.realm, e.src_repo, e.src_path, e.src_symbol) if reverse
-                         else (e.realm, e.dst_repo, e.dst_path, e.dst_symbol))
-                conf = confidence(e)
-                c = here.confidence * conf
-                w = KIND_WEIGHT.get(e.kind, 0.5) * conf
-                if traversed.get((node, other), 0.0) < w:
-                    traversed[(node, other)] = w
-                seen = visits.get(other)
-                if seen is None:
-                    visits[other] = Visit(d, c, [e] + here.via)
-                    nxt.append(other)
-                elif c > seen.confidence and seen.distance > 0:
-                    seen.confidence, seen.via = c, [e] + here.via
-        frontier = nxt
-    return visits, traversed
+@dataclass
+class Walk:
+    visits: dict
+    traversed: dict                 # (from_node, to_node) -> best edge weight
+    edges: int = 0                  # edges examined
+    budget: int | None = None
+    stopped_at: float | None = None  # path score of the first node left unexpanded
+
+    @property
+    def exhaustive(self) -> bool:
+        return self.stopped_at is None
+
+    def summary(self) -> dict:
+        return {"exhaustive": self.exhaustive, "edges_examined": self.edges,
+                "edge_budget": self.budget, "stopped_at_score":
+                    None if self.stopped_at is None else round(self.stopped_at, 4)}
+
+
+def walk(seeds: list[Node], step, depth: int, kinds=None, reverse: bool = True,
+         budget: int | None = None) -> Walk:
+    """Best-first to ``depth`` (see the module docstring). A node is expanded again
+    only when reached in fewer hops, which can reach further within ``depth``."""
+    w = Walk({s: Visit(0, 1.0) for s in seeds}, {}, budget=budget)
+    # equal scores in the order answers list them (path, symbol): a cut tie keeps the
+    # same first ones as the exhaustive answer
+    heap = [(-1.0, s[2], s[3] or "", i, 0, s) for i, s in enumerate(dict.fromkeys(seeds))]
+    expanded: dict[Node, int] = {}   # node -> fewest hops it was expanded at
+    seq = len(heap)
+    while heap:
+        neg, _, _, _, hops, node = heapq.heappop(heap)
+        if expanded.get(node, depth) <= hops:
+            continue
+        if budget is not None and hops > 0 and w.edges >= budget:
+            w.stopped_at = -neg * 0.5   # what it would have found scores at most this
+            break
+        expanded[node] = hops
+        for other, d in _expand(w, node, hops, step(node), kinds, reverse,
+                                None if hops == 0 else budget):
+            if d < depth:
+                heapq.heappush(heap, (-w.visits[other].path_score, other[2], other[3] or "",
+                                      seq, d, other))
+                seq += 1
+        if w.stopped_at is not None:
+            break
+    return w
+
+
+def _expand(w: Walk, node: Node, hops: int, edges, kinds, reverse: bool, budget):
+    """Record ``node``'s edges; yields (other, hops) for each node whose best path
+    or fewest hops just improved (worth expanding). Sets ``w.stopped_at`` when the
+    budget runs out in the middle."""
+    here = w.visits[node]
+    visits, traversed, kind_weight = w.visits, w.traversed, KIND_WEIGHT.get
+    d, hop = hops + 1, 0.5 ** len(here.via)   # a path through here: len(via) + 1 hops
+    for e in edges:
+        if kinds and e.kind not in kinds:
+            continue
+        if budget is not None and w.edges >= budget:
+            w.stopped_at = here.path_score * 0.5
+            return
+        w.edges += 1
+        other = ((e.realm, e.src_repo, e.src_path, e.src_symbol) if reverse
+                 else (e.realm, e.dst_repo, e.dst_path, e.dst_symbol))
+        conf = confidence(e)
+        weight = kind_weight(e.kind, 0.5) * conf
+        if traversed.get((node, other), 0.0) < weight:
+            traversed[(node, other)] = weight
+        c = here.confidence * conf
+        seen = visits.get(other)
+        if seen is None:
+            visits[other] = Visit(d, c, [e] + here.via)
+            yield other, d
+        elif seen.distance > 0:
+            fewer = d < seen.distance
+            if c * hop > seen.path_score:
+                seen.confidence, seen.via = c, [e] + here.via
+                fewer = True
+            if fewer:
+                seen.distance = min(seen.distance, d)
+                yield other, d
 
 
 def rank(seeds: list[Node], traversed: dict[tuple[Node, Node], float]) -> dict[Node, float]:
@@ -102,14 +167,20 @@ def rank(seeds: list[Node], traversed: dict[tuple[Node, Node], float]) -> dict[N
 
 
 def via_json(edges: list[Edge]) -> list[dict]:
-    return [{"kind": e.kind, "from": node_label(e.src_repo, e.src_path, e.src_symbol),
-             "to": node_label(e.dst_repo, e.dst_path, e.dst_symbol), "line": e.line,
+    return [{"kind": e.kind, "from": _label(e.src_repo, e.src_path, e.src_symbol),
+             "to": _label(e.dst_repo, e.dst_path, e.dst_symbol), "line": e.line,
              "how": e.how} for e in edges]
 
 
+@lru_cache(maxsize=65536)
+def _label(repo: str, path: str, symbol: str | None) -> str:
+    """``node_label`` (a pathlib call) once per node: a hub's answer names ~1000."""
+    return node_label(repo, path, symbol)
+
+
 def combined(ppr: float, visit: Visit) -> float:
-    """Final score: half PageRank (fan-in), half path confidence halved per hop."""
-    return 0.5 * ppr + 0.5 * visit.confidence * 0.5 ** max(0, visit.distance - 1)
+    """Final score: half PageRank (fan-in), half the best path's score."""
+    return 0.5 * ppr + 0.5 * visit.path_score
 
 
 def item(node: Node, visit: Visit, ppr: float, kind: str) -> dict:
@@ -126,13 +197,20 @@ def symbol_matches(wanted: str | None, symbol: str | None) -> bool:
     return symbol is not None and (symbol == wanted or symbol.startswith(wanted + "."))
 
 
-def bounded(name: str, rows: list, limit: int | None, distances=None) -> dict:
+def bounded(name: str, rows: list, limit: int | None, distances=None,
+            exact: bool | None = None) -> dict:
     """``rows[:limit]`` as ``name``, next to how many exist (``name_total``) and
     whether some were cut (``name_truncated``); with ``distances`` (one per row)
     how many exist at each distance too, so a reader can say what was left out
-    of each group. ``limit`` None: all."""
+    of each group. ``limit`` None: all. ``exact`` (when given) says whether the
+    rows are all there are (``name_total_exact``): False after a walk stopped by
+    its budget, when the total and the per-distance counts are lower bounds and
+    the list counts as truncated."""
     shown = rows if limit is None else rows[:limit]
-    out = {name: shown, f"{name}_total": len(rows), f"{name}_truncated": len(shown) < len(rows)}
+    out = {name: shown, f"{name}_total": len(rows),
+           f"{name}_truncated": len(shown) < len(rows) or exact is False}
+    if exact is not None:
+        out[f"{name}_total_exact"] = exact
     if distances is not None:
         counts: dict[str, int] = {}
         for d in sorted(distances):

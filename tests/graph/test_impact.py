@@ -30,8 +30,10 @@ def test_shape_distance_and_scores(setup):
     lists = ("affected", "tests", "docs")
     assert set(res) == {"target", "took_ms", "complete", "incomplete_reason", "unresolved",
                         "unresolved_total", "unresolved_truncated", "limit", "truncated",
-                        *lists, *(f"{b}_{x}" for b in lists
-                                  for x in ("total", "truncated", "by_distance"))}
+                        "walk", *lists, *(f"{b}_{x}" for b in lists
+                                          for x in ("total", "truncated", "by_distance",
+                                                    "total_exact"))}
+    assert res["walk"]["exhaustive"] is True and res["affected_total_exact"] is True
     for it in res["affected"] + res["tests"]:
         assert set(it) == ITEM_KEYS
         assert 0 < it["score"] <= 1 and 0 < it["confidence"] <= 1
