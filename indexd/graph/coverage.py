@@ -144,7 +144,9 @@ def merge_tests(result: dict, covered: list[dict]) -> dict:
     result["tests"] = merged[:limit] if limit else merged
     if "tests_total" in result:
         result["tests_total"] += len(covered) - (len(shown) - len(static))
-        result["tests_truncated"] = result["tests_total"] > len(result["tests"])
+        # a walk stopped by its budget (tests_total_exact false) may have missed more
+        result["tests_truncated"] = (result["tests_total"] > len(result["tests"])
+                                     or result.get("tests_total_exact") is False)
         if "truncated" in result:
             result["truncated"] = bool(result["truncated"] or result["tests_truncated"])
     result["tests_from"] = "coverage" if covered else "static" if static else "none"

@@ -72,3 +72,14 @@ def test_contexts_pytest_cov_and_coverage_forms():
     assert not NamedTest(dotted="test_a.test_x").matches("tests/other_test_a.py", "test_a")
     for label in ("", "ci", "run 3"):
         assert parse_context(label) is None, label
+
+
+def test_merging_coverage_into_a_bounded_walk_keeps_it_truncated():
+    # a walk stopped by its edge budget found 1 static test of perhaps many: however
+    # few the merged list holds, the answer must not read as the whole set
+    covered = covering_tests(index(edge("test_x", "bump")), [("work", R, "pkg/a.py", "bump")])
+    bounded = {"tests": [static_test()], "tests_total": 1, "tests_total_exact": False,
+               "tests_truncated": True, "truncated": True, "limit": 200}
+    result = merge_tests(bounded, covered)
+    assert result["tests_total"] == 2 and len(result["tests"]) == 2
+    assert result["tests_truncated"] is True and result["truncated"] is True
