@@ -172,7 +172,9 @@ def _more(result: dict, name: str, shown: int, distance=None, indent: str = "  "
              if distance is not None else result.get(f"{name}_total", shown))
     if total > shown:
         at = f" at distance {distance}" if distance is not None else ""
-        print(dim(f"{indent}… and {total - shown} more{at}; --limit N for more (up to 10000)"))
+        least = "at least " if result.get(f"{name}_total_exact") is False else ""
+        print(dim(f"{indent}… and {least}{total - shown} more{at}; --limit N for more "
+                  "(up to 10000)"))
 
 
 def _counted(result: dict, name: str, shown: int) -> str:
@@ -203,6 +205,10 @@ def impact(result: dict) -> None:
                 if i.get("via"):
                     print("      " + dim(_via(i["via"])))
             _more(result, bucket, len(group), distance, indent="    ")
+    walk = result.get("walk") or {}
+    if walk.get("exhaustive") is False:
+        print(dim(f"walk stopped at its budget ({walk.get('edges_examined')} edges, best paths "
+                  "first): counts are lower bounds; a larger --limit walks further"))
     unresolved = result.get("unresolved") or []
     if unresolved:
         count = result.get("unresolved_total", len(unresolved))

@@ -99,3 +99,15 @@ def test_hub_impact_cost_does_not_grow_with_the_graph(tmp_path_factory):
     ratio = cost_ratio(lambda: small.impact("hub.py", depth=3),
                        lambda: big.impact("hub.py", depth=3), 2)
     assert ratio < 2, f"4x the graph cost {ratio:.1f}x the CPU"
+
+
+def test_the_cli_says_a_bounded_walk_counts_at_least(hub, capsys):
+    from indexd.cli import render
+
+    render.impact(hub.impact("hub.py::parse", depth=3, limit=10))
+    out = capsys.readouterr().out
+    assert "walk stopped at its budget" in out and "lower bounds" in out
+    assert "… and at least" in out
+    render.impact(hub.impact("hub.py::parse", depth=3, limit=10_000))
+    out = capsys.readouterr().out
+    assert "walk stopped" not in out and "at least" not in out
