@@ -73,12 +73,12 @@ def metrics(ranked: dict[str, list[tuple]], queries: list[dict]) -> tuple[float,
 
 
 def keyword_top(store, queries: list[dict], depth: int = 50) -> dict[str, list[tuple]]:
-    from indexd.query.search import SearchRequest, keyword_rows, rank
+    from indexd.query.search import SearchRequest, keyword_leg
 
     out = {}
     for q in queries:
-        rows, terms = keyword_rows(store, SearchRequest(query=q["query"], limit=depth), depth)
-        out[q["id"]] = [(r["path"], r["qualname"]) for _, r in rank(rows, terms, q["query"], keep_rows=True)]
+        scored = keyword_leg(store, SearchRequest(query=q["query"], limit=depth))
+        out[q["id"]] = [(r["path"], r["qualname"]) for _, r in scored[:depth]]
     return out
 
 

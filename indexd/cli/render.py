@@ -24,7 +24,11 @@ def search(result: dict) -> None:
     for hit in result.get("results", []):
         where = _c("35", hit["path"]) + ":" + _c("32", str(hit["start_line"]))
         name = hit.get("symbol") or ""
-        print(f"{where} {_c('36', hit['kind'])} {_c('1', name)}".rstrip())
+        # The repo last: two repos' `pyproject.toml:1` must be told apart, and
+        # the path:line head stays what editors and terminals make clickable.
+        repo = (hit.get("repo") or "").rstrip("/").rsplit("/", 1)[-1]
+        tail = f" {dim('[' + repo + ']')}" if repo else ""
+        print(f"{where} {_c('36', hit['kind'])} {_c('1', name)}".rstrip() + tail)
         if hit.get("snippet"):
             print("    " + dim(hit["snippet"]))
         if hit.get("context"):

@@ -1,7 +1,7 @@
-"""Semantic and hybrid search: vector leg + keyword leg, fused by reciprocal rank.
+"""Search in every mode: vector leg + keyword leg, fused by weighted reciprocal rank.
 
-RRF (k=60) over the two ranked lists; each hit records which legs found it
-(``match``). Filters are the keyword search's, pushed down to both legs.
+Weights per query class (``ranking.py``); exact names pinned on top in keyword
+and hybrid mode; each hit records which legs found it (``match``). Filters are the keyword search's, pushed down to both legs.
 Optional ``context`` reads N lines around each hit from the file on disk,
 through the indexer's own reader: nothing indexing would not read (links out
 of the repo, secret files, files over the size cap), secret values masked.
@@ -14,11 +14,10 @@ from fnmatch import fnmatch
 from pathlib import Path
 
 from ..scan.reader import Skip, read_source
+from .ranking import DEFAULT_PARAMS, RankParams, fuse, pin_exact, query_class
 from .search import (RESULT_COLUMNS, SearchRequest, _glob_to_like, build_where, hit_from_row,
-                     keyword_rows, rank)
+                     keyword_leg)
 
-RRF_K = 60
-LEG_DEPTH = 50
 # Nearest neighbours always exist; below this cosine similarity a vector hit
 # is noise, and "no results" must stay possible (indexctl exit code 1).
 MIN_SIMILARITY = 0.2
@@ -36,24 +35,25 @@ def semantic_rows(store, query_vector, req: SearchRequest, depth: int) -> list[d
     return rows
 
 
-def fused_search(store, embedder, req: SearchRequest) -> dict:
+def fused_search(store, embedder, req: SearchRequest, params: RankParams = DEFAULT_PARAMS) -> dict:
+    """One search in any mode: keyword alone, semantic alone, or both fused."""
     started = time.perf_counter()
-    depth = max(LEG_DEPTH, req.limit * 3)
-    legs: dict[str, list[dict]] = {}
+    legs: dict[str, list[tuple[float, dict]]] = {}
     if req.mode in ("hybrid", "keyword"):
-        rows, terms = keyword_rows(store, req, depth)
-        legs["keyword"] = [h for h in _ranked_rows(rows, terms, req.query)]
+        legs["keyword"] = keyword_leg(store, req, params)
     if req.mode in ("hybrid", "semantic"):
-        legs["semantic"] = semantic_rows(store, embedder.encode_query(req.query), req, depth)
-    fused: dict[tuple, dict] = {}
-    for leg, rows in legs.items():
-        for rank_no, row in enumerate(rows):
-            entry = fused.setdefault(_key(row), {"row": row, "score": 0.0, "match": []})
-            entry["score"] += 1.0 / (RRF_K + rank_no + 1)
-            entry["match"].append(leg)
-    ordered = sorted(fused.values(), key=lambda e: -e["score"])[: req.limit]
+        depth = max(params.semantic_pool, req.limit * 3)
+        rows = semantic_rows(store, embedder.encode_query(req.query), req, depth)
+        legs["semantic"] = [(1.0 - float(r.get("_distance", 1.0)), r) for r in rows]
+    if len(legs) == 1:   # one leg: its own order and scores
+        (leg, scored), = legs.items()
+        ordered = [{"row": r, "score": sc, "match": [leg]} for sc, r in scored]
+    else:
+        ordered = fuse(legs, _key, query_class(req.query), params)
+    if req.mode != "semantic":   # the semantic leg alone stays pure meaning
+        ordered = pin_exact(ordered, req.query, params)
     results = []
-    for e in ordered:
+    for e in ordered[: req.limit]:
         hit = hit_from_row(e["row"], e["score"], tuple(e["match"])).to_json()
         if req.context:
             hit["context"] = read_context(e["row"], req)
@@ -61,11 +61,6 @@ def fused_search(store, embedder, req: SearchRequest) -> dict:
     return {"query": req.query, "mode": req.mode,
             "took_ms": round((time.perf_counter() - started) * 1000, 2),
             "total": len(results), "results": results}
-
-
-def _ranked_rows(rows: list[dict], terms: list[str], query: str) -> list[dict]:
-    """Keyword rows in the keyword search's own order (its rerank included)."""
-    return [row for _, row in rank(rows, terms, query, keep_rows=True)]
 
 
 def read_context(row: dict, req: SearchRequest) -> str:

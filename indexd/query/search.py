@@ -1,9 +1,9 @@
 """Keyword search and file outlines over the store.
 
 Full-text search (LanceDB's native BM25 index over ``search_text``) with
-filters pushed down as SQL, then a small explainable rerank: exact name hits
-first, then names containing every query word. Pure apart from the store
-handle it is given.
+filters pushed down as SQL, plus the entries an identifier-like query names
+exactly, scored together by ``ranking.keyword_score`` before any cut. Pure
+apart from the store handle it is given.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from fnmatch import fnmatch
 from ..errors import InvalidParams
 from ..model import SearchHit
 from ..words import split_identifier
+from .ranking import DEFAULT_PARAMS, RankParams, exact_where, is_exact, keyword_score
 
 MAX_LIMIT = 500
 # "function" is what people type for methods too.
@@ -133,54 +134,43 @@ def keyword_rows(store, req: SearchRequest, fetch: int) -> tuple[list[dict], lis
     return rows, terms
 
 
-def keyword_search(store, req: SearchRequest) -> dict:
-    started = time.perf_counter()
-    rows, terms = keyword_rows(store, req, min(MAX_LIMIT * 2, max(50, req.limit * 5)))
-    hits = [h.to_json() for h in rank(rows, terms, req.query)[: req.limit]]
-    if req.context:
-        from .hybrid import read_context
-
-        for hit in hits:
-            hit["context"] = read_context(hit, req)
-    return {
-        "query": req.query, "mode": "keyword",
-        "took_ms": round((time.perf_counter() - started) * 1000, 2),
-        "total": len(hits),
-        "results": hits,
-    }
+def exact_rows(store, req: SearchRequest, limit: int) -> list[dict]:
+    """Entries an identifier-like query names exactly, whatever BM25 thinks of them."""
+    clause = exact_where(req.query)
+    if clause is None:
+        return []
+    where = build_where(req)
+    rows = store.entries_where(f"{clause} AND ({where})" if where else clause, RESULT_COLUMNS,
+                               limit=limit)
+    rows = [r for r in rows if is_exact(r, req.query)]
+    if req.path and _glob_to_like(req.path) is None:
+        rows = [r for r in rows if fnmatch(r["path"], req.path)]
+    return rows
 
 
-def rank(rows: list[dict], terms: list[str], query: str, keep_rows: bool = False) -> list:
-    """Rerank keyword rows; SearchHits, or (score, row) pairs with keep_rows."""
-    q = query.strip().lower()
-    term_set = set(terms)
-    scored = []
-    for row in rows:
-        score = float(row.get("_score") or 0.0)
-        name = (row.get("name") or "").lower()
-        qual = (row.get("qualname") or "").lower()
-        name_words = set(split_identifier(row.get("qualname") or ""))
-        if q in (name, qual):
-            score *= 3.0
-        elif term_set and term_set <= name_words:
-            score *= 2.0
-        if row.get("kind") in ("file", "key"):
-            score *= 0.8   # a symbol or section is a more precise answer
-        score *= _visibility(row.get("name") or "")
-        scored.append((score, row))
+def keyword_leg(store, req: SearchRequest, params: RankParams = DEFAULT_PARAMS) -> list[tuple]:
+    """(score, row) pairs, best first: the FTS pool and the exact-name rows,
+    scored together before anything is cut to the request's limit."""
+    fetch = min(MAX_LIMIT * 2, max(params.keyword_pool, req.limit * 5))
+    rows, terms = keyword_rows(store, req, fetch)
+    seen = {_row_key(r) for r in rows}
+    for row in exact_rows(store, req, params.exact_pool):
+        if _row_key(row) not in seen:
+            seen.add(_row_key(row))
+            rows.append(row)
+    scored = [(keyword_score(r, terms, req.query, params), r) for r in rows]
     scored.sort(key=lambda x: -x[0])
-    if keep_rows:
-        return scored
-    return [hit_from_row(row, score, ("keyword",)) for score, row in scored]
+    return scored
 
 
-def _visibility(name: str) -> float:
-    """Private helpers and dunders rarely answer a question (bench/search_quality)."""
-    if name.startswith("__") and name.endswith("__"):
-        return 0.6
-    if name.startswith("_"):
-        return 0.7
-    return 1.0
+def _row_key(row: dict) -> tuple:
+    return (row["realm"], row["repo"], row["path"], row["kind"], row["qualname"], row["start_line"])
+
+
+def keyword_search(store, req: SearchRequest, params: RankParams = DEFAULT_PARAMS) -> dict:
+    from .hybrid import fused_search
+
+    return fused_search(store, None, replace(req, mode="keyword"), params)
 
 
 def hit_from_row(row: dict, score: float, match: tuple) -> SearchHit:

@@ -1,0 +1,166 @@
+"""How search results are ordered: query classes, exact names, leg fusion (pure).
+
+Three ideas, each measured on bench/queries (train split; bench/search_tune.py):
+
+* A query that looks like an identifier (``url_for``, ``HTTPResponse._read_chunked``,
+  ``subprocess.run``) is answered by names first: every entry whose name,
+  qualified name, dotted suffix or module-qualified name equals it is a
+  candidate before any pool is cut, and such exact hits rank above the rest.
+* The keyword leg scores fields, not one bag of words: BM25 over the
+  ``search_text`` column, raised when the query's words are the entry's name
+  words, lowered for private names and whole files.
+* The legs are fused by weighted reciprocal rank, with weights per query
+  class: names lean on keywords, sentences on meaning.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..words import split_identifier
+
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+
+
+def _default_weights() -> dict:
+    return {"identifier": {"keyword": 1.0, "semantic": 1.0},
+            "text": {"keyword": 1.0, "semantic": 1.0}}
+
+
+@dataclass(frozen=True)
+class RankParams:
+    fusion: str = "rrf"          # rrf | convex (see fuse)
+    rrf_k: int = 10              # chosen on the train splits (bench/search_tune.py --grid)
+    keyword_pool: int = 200      # FTS rows scored before fusion
+    semantic_pool: int = 100     # nearest neighbours scored before fusion
+    exact_pool: int = 500        # exact-name rows fetched for an identifier query
+    weights: dict = field(default_factory=_default_weights)
+    name_words_boost: float = 2.0   # every query word is a word of the entry's name
+    file_factor: float = 0.8        # a symbol or section is a more precise answer
+    pin_exact: bool = True
+
+
+DEFAULT_PARAMS = RankParams()
+
+
+def query_class(query: str) -> str:
+    """``identifier`` for one name-like token (dots allowed), else ``text``."""
+    return "identifier" if _IDENT.match(query.strip()) else "text"
+
+
+def module_of(path: str) -> str:
+    """``logging/handlers.py`` -> ``logging.handlers``; a package's __init__ is the package."""
+    stem = re.sub(r"\.[A-Za-z0-9]+$", "", path)
+    parts = [p for p in stem.split("/") if p]
+    if parts and parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def is_exact(row: dict, query: str) -> bool:
+    """The query names this entry: its name, qualified name, a dotted suffix of
+    it, or the module path plus qualified name (``subprocess.run``)."""
+    q = query.strip().lower()
+    if not q:
+        return False
+    name = (row.get("name") or "").lower()
+    if row.get("kind") == "file":   # a module by its dotted name, or the file by its name
+        return q in (name, module_of(row.get("path") or "").lower())
+    qual = (row.get("qualname") or "").lower()
+    if q in (name, qual) or (qual and qual.endswith("." + q)):
+        return True
+    if "." in q and qual:
+        full = f"{module_of(row.get('path') or '').lower()}.{qual}"
+        return full == q or full.endswith("." + q)
+    return False
+
+
+def exact_where(query: str) -> str | None:
+    """SQL for the rows ``is_exact`` can accept (a superset; is_exact decides)."""
+    q = query.strip()
+    if query_class(q) != "identifier":
+        return None
+    parts = q.lower().split(".")
+    low, last = _sql(q.lower()), _sql(parts[-1])
+    clauses = [f"lower(name) = {low}", f"lower(qualname) = {low}",
+               f"(kind = 'file' AND lower(name) LIKE {_sql(parts[-1] + '.%')})"]
+    if len(parts) == 1:
+        clauses.append(f"lower(name) = {last}")
+    else:   # the part before the name is its class or its module: narrows `subprocess.run`
+        near = _sql("%" + parts[-2] + "%")
+        clauses.append(f"(lower(name) = {last} AND (lower(qualname) LIKE {near} "
+                       f"OR lower(path) LIKE {near}))")
+    return "(" + " OR ".join(clauses) + ")"
+
+
+def _sql(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def keyword_score(row: dict, terms: list[str], query: str, params: RankParams) -> float:
+    """BM25 with explainable factors: exact names, name words, privacy, files."""
+    score = float(row.get("_score") or 0.0)
+    term_set = set(terms)
+    name_words = set(split_identifier(row.get("qualname") or ""))
+    if is_exact(row, query):
+        score = max(score, 1.0) * 3.0
+    elif term_set and term_set <= name_words:
+        score *= params.name_words_boost
+    if row.get("kind") in ("file", "key"):
+        score *= params.file_factor
+    return score * visibility(row.get("name") or "")
+
+
+def visibility(name: str) -> float:
+    """Private helpers and dunders rarely answer a question (bench/search_quality)."""
+    if name.startswith("__") and name.endswith("__"):
+        return 0.6
+    if name.startswith("_"):
+        return 0.7
+    return 1.0
+
+
+def fuse(legs: dict[str, list[tuple[float, dict]]], key, qclass: str,
+         params: RankParams) -> list[dict]:
+    """Fuse ranked legs of (score, row): [{"row", "score", "match"}], best first.
+
+    ``rrf``: weighted reciprocal rank. ``convex``: a weighted sum of each leg's
+    scores divided by that leg's best (so a leg's top hit is worth its weight
+    whatever its score scale); a row one leg did not return gets 0 there.
+    """
+    weights = params.weights.get(qclass) or {}
+    fused: dict[tuple, dict] = {}
+    for leg, scored in legs.items():
+        w = float(weights.get(leg, 1.0))
+        top = max((sc for sc, _ in scored), default=0.0) or 1.0
+        for rank_no, (sc, row) in enumerate(scored):
+            entry = fused.setdefault(key(row), {"row": row, "score": 0.0, "match": []})
+            if params.fusion == "convex":
+                entry["score"] += w * max(sc, 0.0) / top
+            else:
+                entry["score"] += w / (params.rrf_k + rank_no + 1)
+            entry["match"].append(leg)
+    return sorted(fused.values(), key=lambda e: -e["score"])
+
+
+def same_case(row: dict, query: str) -> bool:
+    """``option`` names the function ``option`` more than the class ``Option``."""
+    q = query.strip()
+    qual = row.get("qualname") or ""
+    return q in (row.get("name"), qual) or qual.endswith("." + q) or \
+        f"{module_of(row.get('path') or '')}.{qual}".endswith(q)
+
+
+def pin_exact(entries: list[dict], query: str, params: RankParams) -> list[dict]:
+    """Exact-name hits first (same case before other case, each in fused
+    order), then the rest: an exact identifier must not sink below fuzzier
+    matches at any limit."""
+    if not params.pin_exact or query_class(query) != "identifier":
+        return entries
+    exact = [e for e in entries if is_exact(e["row"], query)]
+    if not exact:
+        return entries
+    ids = {id(e) for e in exact}
+    exact.sort(key=lambda e: not same_case(e["row"], query))   # stable: fused order within
+    return exact + [e for e in entries if id(e) not in ids]

@@ -1,0 +1,65 @@
+"""An exact identifier comes first at any limit, even where its words are everywhere.
+
+Issue 12: in a realm of two real web projects, `url_for` with `--limit 10`
+was missing (with `--limit 20` it ranked first): the exact-name boost ran
+after the BM25 pool had been cut to max(50, 5 x limit). MCP's default limit
+is 10, so agents hit it.
+"""
+
+from __future__ import annotations
+
+import json
+
+from testlib import run_cli, settings_with_realm, wait_until
+
+
+def _noisy_repo(git_repo):
+    """80 short helpers stuffed with the words 'url' and 'for', one long url_for."""
+    for i in range(8):
+        body = "\n".join(f"def url_url_for_for_{i}_{j}():\n    '''url for url for url.'''\n"
+                         f"    return 'url for {j}'\n" for j in range(10))
+        git_repo.write(f"noise/mod{i}.py", body)
+    doc = " ".join(["Build the address of a route from its endpoint name and arguments."] * 12)
+    git_repo.write("web/helpers.py", f"def url_for(endpoint, **values):\n    '''{doc}'''\n"
+                   "    return endpoint\n")
+    git_repo.commit()
+    settings_with_realm("work", git_repo.path)
+
+
+def test_exact_identifier_first_at_every_limit_over_the_socket(git_repo, daemon):
+    _noisy_repo(git_repo)
+    d = daemon()
+    wait_until(lambda: d.call("status")["pending"] == 0, timeout=60, what="indexed")
+    for mode in ("keyword", "hybrid"):
+        for limit in range(1, 11):
+            res = d.call("search", query="url_for", mode=mode, limit=limit)
+            top = res["results"][0]
+            assert (top["path"], top["symbol"]) == ("web/helpers.py", "url_for"), (mode, limit, top)
+
+
+def test_exact_identifier_first_from_the_command_line_with_its_repo(git_repo, daemon):
+    _noisy_repo(git_repo)
+    d = daemon()
+    wait_until(lambda: d.call("status")["pending"] == 0, timeout=60, what="indexed")
+    out = json.loads(run_cli("search", "url_for", "--limit", "3", "--json", check=True).stdout)
+    assert out["results"][0]["symbol"] == "url_for"
+    human = run_cli("search", "url_for", "--limit", "1", check=True).stdout
+    # Two repos may both hold web/helpers.py: the human line names the repo too.
+    assert "web/helpers.py:1" in human and git_repo.path.name in human
+
+
+def test_module_qualified_and_dotted_names_are_exact(git_repo, daemon):
+    git_repo.write("pkg/client.py", "class Response:\n    def read_chunked(self):\n        pass\n"
+                   "\n\ndef run():\n    pass\n")
+    git_repo.write("pkg/server.py", "def run():\n    pass\n\n\nclass Other:\n"
+                   "    def read_chunked(self):\n        pass\n")
+    git_repo.commit()
+    settings_with_realm("work", git_repo.path)
+    d = daemon()
+    wait_until(lambda: d.call("status")["pending"] == 0, timeout=60, what="indexed")
+    for query, want in (("pkg.server.run", ("pkg/server.py", "run")),
+                        ("server.run", ("pkg/server.py", "run")),
+                        ("Response.read_chunked", ("pkg/client.py", "Response.read_chunked")),
+                        ("Other.read_chunked", ("pkg/server.py", "Other.read_chunked"))):
+        top = d.call("search", query=query, limit=1)["results"][0]
+        assert (top["path"], top["symbol"]) == want, (query, top)
