@@ -91,6 +91,8 @@ class Graph:
         self.wants: dict[tuple, set[tuple]] = defaultdict(set)              # (realm, key) -> srcs
         self.cochange: dict[tuple, list[Edge]] = defaultdict(list)          # file -> edges out
         self.by_path: dict[str, set[tuple]] = defaultdict(set)
+        # (realm, kind, name or last part) -> src file -> its unresolved references so named
+        self.unresolved: dict[tuple, dict[tuple, list[tuple]]] = defaultdict(dict)
         self.recomputed = 0   # files whose edges were (re)computed, for tests and stats
 
     # -- building ----------------------------------------------------------
@@ -142,6 +144,8 @@ class Graph:
                     srcs.append(key)
         for w in res.wants:
             self.wants[(f.realm, w)].add(key)
+        for name_key, refs in _unresolved_index(res).items():
+            self.unresolved[(f.realm, *name_key)][key] = refs
 
     def _drop_result(self, key: tuple) -> None:
         old = self.results.pop(key, None)
@@ -157,6 +161,8 @@ class Graph:
                     srcs.remove(key)
         for w in old.wants:
             self.wants.get((key[0], w), set()).discard(key)
+        for name_key in _unresolved_index(old):
+            self.unresolved.get((key[0], *name_key), {}).pop(key, None)
 
     # -- incremental -------------------------------------------------------
     def update_file(self, facts: FileFacts) -> int:
@@ -466,15 +472,15 @@ class Graph:
                              else stem))
         keys = ([(r, ("name", n), "name") for r, n in sorted(names)]
                 + [(r, ("module", m), "import") for r, m in sorted(modules)])
-        wanted = {(kind, key[1]) for _, key, kind in keys}
-        out, by_src = [], {}
+        out = []
         for realm, key, kind in keys:
-            for src in sorted(self.wants.get((realm, key), ())):
-                # each file's unresolved references indexed once: a hub module's dozens
-                # of names are wanted by the same hundreds of files
-                if src not in by_src:
-                    by_src[src] = _unresolved_index(self.results[src], wanted)
-                out += [(src, u) for u in by_src[src].get((kind, key[1]), ())]
+            # from the index of unresolved names, not by reading every file that wants
+            # the name: a hub module's dozens of names are wanted by hundreds of files
+            named = self.unresolved.get((realm, kind, key[1]))
+            if named:
+                wanting = self.wants.get((realm, key), ())
+                for src in sorted(s for s in named if s in wanting):
+                    out += [(src, u) for u in named[src]]
         res = bounded("unresolved", out, limit)
         res["unresolved"] = [{"realm": src[0], "repo": src[1], "path": src[2], "kind": u[0],
                               "name": u[1], "line": u[2], "reason": u[3]}
@@ -482,16 +488,15 @@ class Graph:
         return res
 
 
-def _unresolved_index(res: Packed, wanted: set[tuple]) -> dict[tuple, list[tuple]]:
-    """(kind, name) in ``wanted`` -> the file's unresolved references of that name or
-    last part (``a.b:c`` -> c), in file order; packed tuples, made dicts only if shown."""
+def _unresolved_index(res: Packed) -> dict[tuple, list[tuple]]:
+    """(kind, name) -> the file's unresolved references of that name or last part
+    (``a.b:c`` -> c), in file order; packed tuples, made dicts only if shown."""
     index: dict[tuple, list[tuple]] = {}
     for u in res._unresolved or ():
         kind, name = u[0], u[1]
         last = name[max(name.rfind("."), name.rfind(":"), name.rfind("/")) + 1:]
-        if (kind, name) in wanted:
-            index.setdefault((kind, name), []).append(u)
-        if last != name and (kind, last) in wanted:
+        index.setdefault((kind, name), []).append(u)
+        if last != name:
             index.setdefault((kind, last), []).append(u)
     return index
 

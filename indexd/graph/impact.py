@@ -9,11 +9,11 @@ keeping per node the fewest hops to it and the best path. Without a
 with one it stops after examining that many edges (the seeds' own edges are
 always examined), so a hub's answer costs the budget, not the graph: what it
 left out scores at most ``Walk.stopped_at`` on its path half, and the lists'
-totals are lower bounds. ``rank`` scores the visited subgraph with personalised PageRank from
-the seeds, edge weight = kind weight x resolution confidence, so nodes
-reached by many strong paths (fan-in) rise; the final score averages that
-with the best path's score (``combined``). Confidence per edge: resolved
-1.0, name_match 0.15 x name weight, git its co-change confidence, link 0.8.
+totals are lower bounds. ``rank`` scores the visited subgraph with personalised
+PageRank from the seeds, edge weight = kind weight x resolution confidence, so
+nodes reached by many strong paths (fan-in) rise; the final score averages that
+with the best path's score (``combined``). Confidence per edge: resolved 1.0,
+inferred 0.9, name_match 0.15 x name weight, git its co-change confidence, link 0.8.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ class Walk:
     traversed: dict                 # (from_node, to_node) -> best edge weight
     edges: int = 0                  # edges examined
     budget: int | None = None
-    stopped_at: float | None = None  # path score of the first node left unexpanded
+    stopped_at: float | None = None  # cut: what was not reached scores at most this
 
     @property
     def exhaustive(self) -> bool:

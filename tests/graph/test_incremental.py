@@ -26,6 +26,9 @@ def check(graph: Graph) -> None:
     assert graph.broken_links() == full.broken_links()
     unresolved = {k: sorted(map(str, r.unresolved)) for k, r in graph.results.items()}
     assert unresolved == {k: sorted(map(str, r.unresolved)) for k, r in full.results.items()}
+    # the index impact reads unresolved names from (not each wanting file) stays in step
+    assert ({k: d for k, d in graph.unresolved.items() if d}
+            == {k: d for k, d in full.unresolved.items() if d})
 
 
 def edit(graph, repo, rel, text):
