@@ -251,8 +251,9 @@ class Engine:
 
     # -- the worker ----------------------------------------------------------
     def _worker(self) -> None:
-        # The graph is built here, by the single writer, so no batch can slip
-        # between the build's read of the store and the first update.
+        # The graph and the hot keyword index are built here, by the single
+        # writer, so no batch can slip between a build's read and its first update.
+        self._build_text_index()
         self.relations.build()
         while True:
             with self.cond:
@@ -260,6 +261,19 @@ class Engine:
                 if work is None:
                     return
             self._run_cycle(*work)
+
+    def _keyword_index_status(self) -> dict:
+        index = self.store.text_index
+        hot = index is not None and index.ready
+        return {"hot": hot, "docs": index.docs if index is not None else 0,
+                "answers_from": "memory" if hot else "table"}
+
+    def _build_text_index(self) -> None:
+        try:
+            self.store.build_text_index()
+        except Exception as exc:  # noqa: BLE001 - the table's own FTS still answers
+            log.warning("keyword index not built, searching the table instead: %s", exc)
+            self.store.text_index = None
 
     def _wait_for_work(self):
         """Block (holding cond) until something is due; None when stopping."""
@@ -630,6 +644,7 @@ class Engine:
         return {"daemon": _process_info(self.started), "realms": realms,
                 "queues": {"parse": self.pending(), "embed": self.enrich.pending() or 0},
                 "embedding": self.enrich.status(),
+                "keyword_index": self._keyword_index_status(),
                 "graph": self.relations.status(),
                 "store": self._store_stats(), **self.brief()}
 

@@ -39,6 +39,8 @@ class RankParams:
     name_words_boost: float = 2.0   # every query word is a word of the entry's name
     file_factor: float = 0.8        # a symbol or section is a more precise answer
     pin_exact: bool = True
+    # Per-field weights of the daemon's keyword index (store/text_index.py).
+    field_boosts: dict = field(default_factory=lambda: {"text": 1.0, "name_words": 0.5})
 
 
 DEFAULT_PARAMS = RankParams()

@@ -124,9 +124,41 @@ def query_terms(query: str) -> list[str]:
     return out
 
 
-def keyword_rows(store, req: SearchRequest, fetch: int) -> tuple[list[dict], list[str]]:
+def text_filters(req: SearchRequest) -> dict[str, list[str]] | None:
+    """build_where's filters as exact terms for the hot text index; None when a
+    path glob needs SQL (the store's own full-text search then answers)."""
+    if req.path:
+        return None
+    out: dict[str, list[str]] = {}
+    if req.realm:
+        out["realm"] = [req.realm]
+    if req.repo:
+        out["repo|repo_name"] = [req.repo]
+    if req.kind:
+        kinds: list[str] = []
+        for k in req.kind.split(","):
+            kinds.extend(KIND_ALIASES.get(k.strip()) or (k.strip(),))
+        out["kind"] = kinds
+    if req.lang:
+        out["lang"] = [x.strip() for x in req.lang.split(",")]
+    return out
+
+
+def _hot_index(store, req: SearchRequest):
+    index = getattr(store, "text_index", None)
+    if index is None or not index.ready:
+        return None, None
+    filters = text_filters(req)
+    return (index, filters) if filters is not None else (None, None)
+
+
+def keyword_rows(store, req: SearchRequest, fetch: int,
+                 params: RankParams = DEFAULT_PARAMS) -> tuple[list[dict], list[str]]:
     terms = query_terms(req.query)
     rows: list[dict] = []
+    index, filters = _hot_index(store, req)
+    if terms and index is not None:
+        return index.search(terms, filters, fetch, params.field_boosts), terms
     if terms:
         rows = store.fts(" ".join(terms), build_where(req), fetch, RESULT_COLUMNS + ["_score"])
     if req.path and _glob_to_like(req.path) is None:
@@ -139,6 +171,14 @@ def exact_rows(store, req: SearchRequest, limit: int) -> list[dict]:
     clause = exact_where(req.query)
     if clause is None:
         return []
+    index, filters = _hot_index(store, req)
+    if index is not None:
+        names = {req.query.strip().lower(), req.query.strip().lower().split(".")[-1]}
+        if "." in req.query:   # Class.method under a dotted prefix: `http.client.HTTPResponse.read`
+            parts = req.query.strip().lower().split(".")
+            names |= {".".join(parts[i:]) for i in range(1, len(parts))}
+        rows = index.exact(sorted(names), filters, limit)
+        return [r for r in rows if is_exact(r, req.query)]
     where = build_where(req)
     rows = store.entries_where(f"{clause} AND ({where})" if where else clause, RESULT_COLUMNS,
                                limit=limit)
@@ -152,7 +192,7 @@ def keyword_leg(store, req: SearchRequest, params: RankParams = DEFAULT_PARAMS) 
     """(score, row) pairs, best first: the FTS pool and the exact-name rows,
     scored together before anything is cut to the request's limit."""
     fetch = min(MAX_LIMIT * 2, max(params.keyword_pool, req.limit * 5))
-    rows, terms = keyword_rows(store, req, fetch)
+    rows, terms = keyword_rows(store, req, fetch, params)
     seen = {_row_key(r) for r in rows}
     for row in exact_rows(store, req, params.exact_pool):
         if _row_key(row) not in seen:

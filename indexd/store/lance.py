@@ -123,6 +123,9 @@ class Store:
         # Index builds from two threads (the writer, a query finding no index
         # yet, a model switch) race on LanceDB's temp files: one at a time.
         self._index_lock = threading.Lock()
+        # The daemon's hot keyword index (text_index.py), kept in step with
+        # every entries write below; None in one-shot and offline readers.
+        self.text_index = None
         try:
             self.path.mkdir(parents=True, exist_ok=True, mode=0o700)
             # A consistency interval of 0 makes readers in other processes see
@@ -241,6 +244,30 @@ class Store:
                 self._swap(self.files, "key", keys, files, S.FILES)
         except (OSError, RuntimeError, ValueError) as exc:
             raise StoreError(f"store write failed: {exc}", {"retryable": True}) from exc
+        self._text("replace_files", keys, entries)
+
+    # -- the hot keyword index ----------------------------------------------
+    def build_text_index(self) -> int:
+        """Build the daemon's keyword index from the entries table (the writer
+        calls this before its first batch; searches use it once built)."""
+        from .text_index import COLUMNS, TextIndex
+
+        index = TextIndex()
+        self.text_index = index   # writes from now on reach it (after the build's lock)
+        return index.build(b.to_pylist() for b in self.scan_batches("entries", None, COLUMNS))
+
+    def _text(self, op: str, *args) -> None:
+        """Apply a write to the keyword index, outside the table lock (its build
+        holds its own lock while it reads the table). A failure turns it off:
+        searches fall back to the table's full-text index, nothing is lost."""
+        index = self.text_index
+        if index is None:
+            return
+        try:
+            getattr(index, op)(*args)
+        except Exception as exc:  # noqa: BLE001 - the table stays the truth
+            log.warning("keyword index update failed, searching the table instead: %s", exc)
+            index.ready = False
 
     def _swap(self, table, column: str, keys: list[str], rows: list[dict], schema) -> None:
         for start in range(0, len(keys), 500):
@@ -273,6 +300,7 @@ class Store:
                     self.files.delete(_in_list("key", chunk))
             except (OSError, RuntimeError, ValueError) as exc:
                 raise StoreError(f"store delete failed: {exc}", {"retryable": True}) from exc
+            self._text("delete_files", chunk)
 
     def stored_repos(self) -> set[tuple[str, str]]:
         """Every (realm, repo) that has rows in files, entries or links."""
@@ -297,6 +325,7 @@ class Store:
                                      f"OR dst_repo = {_sql(repo)})")
         except (OSError, RuntimeError, ValueError) as exc:
             raise StoreError(f"store delete failed: {exc}", {"retryable": True}) from exc
+        self._text("delete_repo", realm, repo)
 
     def _fault(self, op: str) -> None:
         if self.fault_hook is not None:
@@ -509,17 +538,22 @@ class Store:
         if not updates:
             return 0
         where = _in_list("id", list(updates)) + (f" AND ({guard})" if guard else "")
-        with self.writer, self.lock.write():
-            rows = self.entries.search().where(where).limit(None).to_list()
-            if expect is not None:
-                rows = [r for r in rows if expect.get(r["id"]) == r["content_hash"]]
-                where = _in_list("id", [r["id"] for r in rows]) + (f" AND ({guard})" if guard else "")
-            for row in rows:
-                row.pop("_distance", None)
-                row.update(updates[row["id"]])
-            if rows:
-                self.entries.delete(where)
-                self.entries.add(pa.Table.from_pylist(rows, schema=S.entries_schema(self.dim)))
+        with self.writer:
+            with self.lock.write():
+                rows = self.entries.search().where(where).limit(None).to_list()
+                if expect is not None:
+                    rows = [r for r in rows if expect.get(r["id"]) == r["content_hash"]]
+                    where = (_in_list("id", [r["id"] for r in rows])
+                             + (f" AND ({guard})" if guard else ""))
+                for row in rows:
+                    row.pop("_distance", None)
+                    row.update(updates[row["id"]])
+                if rows:
+                    self.entries.delete(where)
+                    self.entries.add(pa.Table.from_pylist(rows, schema=S.entries_schema(self.dim)))
+            # Vectors leave the words alone; summaries and annotations do not.
+            if rows and any({"summary", "search_text"} & set(u) for u in updates.values()):
+                self._text("upsert", rows)
         return len(rows)
 
     def rows_needing_summary(self, limit: int, files: bool = False) -> list[dict]:

@@ -1,0 +1,225 @@
+"""The daemon's hot keyword index: entries in a tantivy index, field by field.
+
+A derived view of the ``entries`` table, kept in step by the store's own
+writes (``Store.attach_text_index``) and rebuilt from the table when the
+daemon starts, so it is never a second source of truth. Why tantivy beside
+LanceDB's own full-text index (docs/decisions.md): it scores fields
+separately (a word in the name counts far more than one in the body), its
+segments take single-row updates without going stale (LanceDB's index
+leaves every re-written row unindexed, so search slowed to 110+ ms while
+vectors were being filled in), and it answers in about a millisecond.
+
+Stored fields carry what a search hit shows, so a keyword answer needs no
+table scan; bodies are kept only as a head for snippets.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Iterable
+
+from ..words import split_identifier
+
+log = logging.getLogger(__name__)
+
+# Indexed with English stemming; weights are the query-time boosts
+# (chosen on the train split, bench/search_tune.py).
+# ``text`` is the row's search_text (what the table's own FTS index holds:
+# name words, signature, first doc paragraph, path words, a section's text);
+# ``name_words`` again on its own, so a name match can weigh more than a word
+# anywhere (measured against per-field BM25 sums, which let short fields
+# swamp the docstring: bench/search_tune.py).
+TEXT_FIELDS = ("text", "name_words")
+DEFAULT_BOOSTS = {"text": 1.0, "name_words": 0.5}
+# Exact terms: filters and identifier lookups; the first five are also shown.
+RAW_FIELDS = ("id", "realm", "repo", "kind", "lang", "file_key", "repo_name", "name_lc",
+              "qualname_lc", "module_lc")
+RAW_STORED = RAW_FIELDS[:5]
+STORED = ("path", "name", "qualname", "signature", "doc", "summary", "summary_source", "body")
+INT_FIELDS = ("start_line", "end_line")
+BODY_HEAD = 400       # snippets show a section's first non-empty line
+INDEX_BODY_KINDS = ("section", "file", "key")   # sections' snippets come from the body
+COLUMNS = ["id", "file_key", "realm", "repo", "repo_name", "path", "lang", "kind", "name",
+           "qualname", "start_line", "end_line", "signature", "doc", "summary", "summary_source",
+           "body", "search_text"]
+WRITER_HEAP = 64 << 20
+ANALYZER = "words_en"   # simple split, lower case, English stop words, Snowball stems
+
+
+def _analyzer():
+    import tantivy
+
+    return (tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+            .filter(tantivy.Filter.remove_long(40)).filter(tantivy.Filter.lowercase())
+            .filter(tantivy.Filter.ascii_fold()).filter(tantivy.Filter.stopword("english"))
+            .filter(tantivy.Filter.stemmer("english")).build())
+
+
+def _schema():
+    import tantivy
+
+    b = tantivy.SchemaBuilder()
+    for name in TEXT_FIELDS:
+        b.add_text_field(name, stored=False, tokenizer_name=ANALYZER, index_option="freq")
+    for name in RAW_FIELDS:
+        b.add_text_field(name, stored=name in RAW_STORED, tokenizer_name="raw",
+                         index_option="basic")
+    for name in STORED:
+        b.add_text_field(f"s_{name}", stored=True, tokenizer_name="raw", index_option="basic")
+    for name in INT_FIELDS:
+        b.add_integer_field(name, stored=True)
+    return b.build()
+
+
+def _module(path: str) -> str:
+    stem = path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path
+    parts = [p for p in stem.split("/") if p]
+    if parts and parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts).lower()
+
+
+def _doc_fields(row: dict) -> dict:
+    qual = row.get("qualname") or ""
+    name = row.get("name") or ""
+    fields = {
+        "text": row.get("search_text") or "",
+        "name_words": " ".join(split_identifier(qual or name)),
+        "name_lc": name.lower(), "qualname_lc": qual.lower(),
+        # A file answers to its module's dotted name (`logging.handlers`).
+        "module_lc": _module(row.get("path") or "") if row.get("kind") == "file" else "",
+    }
+    for key in RAW_FIELDS[:7]:
+        fields[key] = row.get(key) or ""
+    for key in STORED:
+        value = row.get(key) or ""
+        if key == "body":   # code snippets are signatures: only sections need a head
+            value = value[:BODY_HEAD] if row.get("kind") in INDEX_BODY_KINDS else ""
+        fields[f"s_{key}"] = value
+    fields["start_line"] = int(row.get("start_line") or 1)
+    fields["end_line"] = int(row.get("end_line") or 1)
+    return fields
+
+
+class TextIndex:
+    """tantivy in memory; one writer (the store's writes), many readers."""
+
+    def __init__(self, boosts: dict | None = None):
+        import tantivy
+
+        self._tantivy = tantivy
+        self.schema = _schema()
+        self.index = tantivy.Index(self.schema)      # RAM directory
+        self.index.register_tokenizer(ANALYZER, _analyzer())
+        self._writer = self.index.writer(WRITER_HEAP, 1)
+        self._lock = threading.Lock()
+        self.boosts = dict(boosts or DEFAULT_BOOSTS)
+        self.ready = False
+        self.docs = 0
+
+    # -- writes (called under the store's writer lock) -----------------------
+    def build(self, batches: Iterable[list[dict]]) -> int:
+        """Index every row of the entries table; searches use it from now on."""
+        n = 0
+        with self._lock:
+            for rows in batches:
+                for row in rows:
+                    self._writer.add_document(self._tantivy.Document(**_doc_fields(row)))
+                    n += 1
+            self._commit()
+            self.ready = True
+        log.info("text index built docs=%s", n)
+        return n
+
+    def replace_files(self, file_keys: list[str], rows: list[dict]) -> None:
+        """These files' rows are now exactly ``rows`` (the store's write)."""
+        with self._lock:
+            for key in file_keys:
+                self._writer.delete_documents_by_term("file_key", key)
+            for row in rows:
+                self._writer.add_document(self._tantivy.Document(**_doc_fields(row)))
+            self._commit()
+
+    def upsert(self, rows: list[dict]) -> None:
+        with self._lock:
+            for row in rows:
+                self._writer.delete_documents_by_term("id", row["id"])
+                self._writer.add_document(self._tantivy.Document(**_doc_fields(row)))
+            self._commit()
+
+    def delete_files(self, file_keys: list[str]) -> None:
+        with self._lock:
+            for key in file_keys:
+                self._writer.delete_documents_by_term("file_key", key)
+            self._commit()
+
+    def delete_repo(self, realm: str, repo: str) -> None:
+        with self._lock:
+            self._writer.delete_documents_by_query(self._and_terms({"realm": realm, "repo": repo}))
+            self._commit()
+
+    def reset(self) -> None:
+        with self._lock:
+            self._writer.delete_all_documents()
+            self._commit()
+            self.ready = False
+
+    def _commit(self) -> None:
+        self._writer.commit()
+        self.index.reload()
+        self.docs = self.index.searcher().num_docs
+
+    # -- reads ----------------------------------------------------------------
+    def _and_terms(self, terms: dict):
+        q = self._tantivy.Query
+        Occur = self._tantivy.Occur
+        return q.boolean_query([(Occur.Must, q.term_query(self.schema, k, v))
+                                for k, v in terms.items()])
+
+    def search(self, words: list[str], filters: dict[str, list[str]], limit: int,
+               boosts: dict | None = None) -> list[dict]:
+        """Rows (with ``_score``) for words in any field, best first."""
+        text = " ".join(w for w in words if w.isalnum() or "_" in w)
+        if not text.strip():
+            return []
+        try:
+            query, _errors = self.index.parse_query_lenient(
+                text, list(TEXT_FIELDS), field_boosts=boosts or self.boosts)
+        except ValueError:
+            return []
+        return self._run(self._filtered(query, filters), limit)
+
+    def exact(self, names: list[str], filters: dict[str, list[str]], limit: int) -> list[dict]:
+        """Rows whose lower-cased name or qualified name is one of ``names``."""
+        q = self._tantivy.Query
+        Occur = self._tantivy.Occur
+        clauses = [(Occur.Should, q.term_query(self.schema, field, n))
+                   for n in names for field in ("name_lc", "qualname_lc", "module_lc")]
+        if not clauses:
+            return []
+        return self._run(self._filtered(q.boolean_query(clauses), filters), limit)
+
+    def _filtered(self, query, filters: dict[str, list[str]]):
+        """filters: field (or "a|b" for either field) -> values, any of which may match."""
+        q = self._tantivy.Query
+        Occur = self._tantivy.Occur
+        clauses = [(Occur.Must, query)]
+        for fields, values in filters.items():
+            options = [(Occur.Should, q.term_query(self.schema, f, v))
+                       for f in fields.split("|") for v in values]
+            clauses.append((Occur.Must, q.boolean_query(options)))
+        return q.boolean_query(clauses) if len(clauses) > 1 else query
+
+    def _run(self, query, limit: int) -> list[dict]:
+        searcher = self.index.searcher()
+        out = []
+        for score, address in searcher.search(query, limit).hits:
+            doc = searcher.doc(address)
+            row = {key: doc.get_first(f"s_{key}") or "" for key in STORED}
+            row.update({key: doc.get_first(key) or "" for key in RAW_STORED})
+            row["start_line"] = doc.get_first("start_line")
+            row["end_line"] = doc.get_first("end_line")
+            row["_score"] = float(score)
+            out.append(row)
+        return out

@@ -1,0 +1,70 @@
+"""The daemon's hot keyword index stays in step with the table (issue 12 part 3).
+
+Keyword answers come from an in-memory tantivy index fed by the store's own
+writes; these tests edit, rename, delete, annotate and remove a realm on a
+real daemon and check that every answer and the document count follow, so
+the index can never show a ghost row or miss a saved one.
+"""
+
+from __future__ import annotations
+
+from testlib import run_cli, settings_with_realm, wait_until
+
+from indexd.config import load_settings
+from indexd.store import Store
+
+
+def _found(d, query, **kw):
+    res = d.call("search", query=query, mode="keyword", sync=True, timeout=20, **kw)
+    return {(h["path"], h["symbol"]) for h in res["results"]}
+
+
+def _entries():
+    return Store(load_settings().paths.store_dir).count("entries")
+
+
+def _in_step(d):
+    status = d.call("status")
+    return status["keyword_index"]["hot"] and status["keyword_index"]["docs"] == _entries()
+
+
+def test_hot_index_follows_edit_rename_delete_and_realm_removal(git_repo, daemon):
+    git_repo.write("app.py", "def zebra_parser():\n    '''Parse zebra stripes.'''\n")
+    git_repo.write("docs/guide.md", "# Quokka guide\n\nAll about quokkas.\n")
+    git_repo.commit()
+    settings_with_realm("work", git_repo.path)
+    d = daemon()
+    wait_until(lambda: _in_step(d), timeout=60, what="hot index built")
+    assert d.call("status")["keyword_index"]["answers_from"] == "memory"
+    assert ("app.py", "zebra_parser") in _found(d, "zebra parser")
+
+    git_repo.write("app.py", "def okapi_reader():\n    '''Read okapi files.'''\n")
+    assert ("app.py", "okapi_reader") in _found(d, "okapi reader")
+    assert not _found(d, "zebra parser")
+    wait_until(lambda: _in_step(d), timeout=30, what="docs == entries after an edit")
+
+    git_repo.rm("docs/guide.md")
+    assert not _found(d, "quokka guide")
+    wait_until(lambda: _in_step(d), timeout=30, what="docs == entries after a delete")
+
+    run_cli("realm", "remove", "work", git_repo.path, check=True)
+    wait_until(lambda: not _found(d, "okapi reader"), timeout=60, what="realm rows gone")
+    wait_until(lambda: d.call("status")["keyword_index"]["docs"] == _entries() == 0, timeout=60,
+               what="no document left")
+
+
+def test_filters_and_path_globs_answer_the_same_from_memory_and_the_table(git_repo, daemon):
+    git_repo.write("src/a.py", "def walrus_fetch():\n    pass\n\n\nclass WalrusFetch:\n    pass\n")
+    git_repo.write("lib/b.py", "def walrus_fetch_all():\n    pass\n")
+    git_repo.commit()
+    settings_with_realm("work", git_repo.path)
+    d = daemon()
+    wait_until(lambda: _in_step(d), timeout=60, what="hot index built")
+    assert _found(d, "walrus fetch", kind="function") == {("src/a.py", "walrus_fetch"),
+                                                          ("lib/b.py", "walrus_fetch_all")}
+    assert _found(d, "walrus fetch", kind="class") == {("src/a.py", "WalrusFetch")}
+    assert _found(d, "walrus fetch", repo=git_repo.path.name, lang="python", kind="class") == \
+        {("src/a.py", "WalrusFetch")}
+    # A glob is SQL's job: the table's own full-text index answers it.
+    assert {p for p, _ in _found(d, "walrus fetch", path="src/*")} == {"src/a.py"}
+    assert {p for p, _ in _found(d, "walrus fetch", path="[l]ib/*")} == {"lib/b.py"}
