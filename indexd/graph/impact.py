@@ -63,6 +63,7 @@ class Visit:
 class Walk:
     visits: dict
     traversed: dict                 # (from_node, to_node) -> best edge weight
+    scores: dict = field(default_factory=dict)   # node -> its visit's path_score, kept at hand
     edges: int = 0                  # edges examined
     budget: int | None = None
     stopped_at: float | None = None  # cut: what was not reached scores at most this
@@ -81,7 +82,7 @@ def walk(seeds: list[Node], step, depth: int, kinds=None, reverse: bool = True,
          budget: int | None = None) -> Walk:
     """Best-first to ``depth`` (see the module docstring). A node is expanded again
     only when reached in fewer hops, which can reach further within ``depth``."""
-    w = Walk({s: Visit(0, 1.0) for s in seeds}, {}, budget=budget)
+    w = Walk({s: Visit(0, 1.0) for s in seeds}, {}, dict.fromkeys(seeds, 1.0), budget=budget)
     # equal scores in the order answers list them (path, symbol): a cut tie keeps the
     # same first ones as the exhaustive answer
     heap = [(-1.0, s[2], s[3] or "", i, 0, s) for i, s in enumerate(dict.fromkeys(seeds))]
@@ -98,8 +99,7 @@ def walk(seeds: list[Node], step, depth: int, kinds=None, reverse: bool = True,
         for other, d in _expand(w, node, hops, step(node), kinds, reverse,
                                 None if hops == 0 else budget):
             if d < depth:
-                heapq.heappush(heap, (-w.visits[other].path_score, other[2], other[3] or "",
-                                      seq, d, other))
+                heapq.heappush(heap, (-w.scores[other], other[2], other[3] or "", seq, d, other))
                 seq += 1
         if w.stopped_at is not None:
             break
@@ -111,13 +111,13 @@ def _expand(w: Walk, node: Node, hops: int, edges, kinds, reverse: bool, budget)
     or fewest hops just improved (worth expanding). Sets ``w.stopped_at`` when the
     budget runs out in the middle."""
     here = w.visits[node]
-    visits, traversed, kind_weight = w.visits, w.traversed, KIND_WEIGHT.get
+    visits, traversed, scores, kind_weight = w.visits, w.traversed, w.scores, KIND_WEIGHT.get
     d, hop = hops + 1, 0.5 ** len(here.via)   # a path through here: len(via) + 1 hops
     for e in edges:
         if kinds and e.kind not in kinds:
             continue
         if budget is not None and w.edges >= budget:
-            w.stopped_at = here.path_score * 0.5
+            w.stopped_at = scores[node] * 0.5
             return
         w.edges += 1
         other = ((e.realm, e.src_repo, e.src_path, e.src_symbol) if reverse
@@ -129,12 +129,12 @@ def _expand(w: Walk, node: Node, hops: int, edges, kinds, reverse: bool, budget)
         c = here.confidence * conf
         seen = visits.get(other)
         if seen is None:
-            visits[other] = Visit(d, c, [e] + here.via)
+            visits[other], scores[other] = Visit(d, c, [e] + here.via), c * hop
             yield other, d
         elif seen.distance > 0:
             fewer = d < seen.distance
-            if c * hop > seen.path_score:
-                seen.confidence, seen.via = c, [e] + here.via
+            if c * hop > scores[other]:
+                seen.confidence, seen.via, scores[other] = c, [e] + here.via, c * hop
                 fewer = True
             if fewer:
                 seen.distance = min(seen.distance, d)
