@@ -15,7 +15,7 @@ Sdists are downloaded once with pip into bench/out/impact_vs_tests/ (ignored
 by git); everything else happens in a temporary folder.
 
     .venv/bin/python bench/impact_vs_tests.py [--quick] [--jobs N] [--seed S]
-        [--projects click,attrs] [--mutations N] [--verbose] [--no-write]
+        [--projects click,attrs] [--mutations N] [--verbose] [--no-write] [--reuse-runs]
 """
 
 from __future__ import annotations
@@ -446,15 +446,38 @@ def func_recall(cases: list[tuple[set, set]]) -> str:
 
 
 # --- one project -------------------------------------------------------------
-def bench_project(project: Project, n: int, seed: int, jobs: int, verbose: bool) -> dict:
+def bench_project(project: Project, n: int, seed: int, jobs: int, verbose: bool,
+                  reuse: bool = False) -> dict:
     tmp = Path(tempfile.mkdtemp(prefix=f"ivt-{project.name}-"))
     try:
-        return _bench_project(project, n, seed, jobs, verbose, tmp)
+        return _bench_project(project, n, seed, jobs, verbose, tmp, reuse)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _bench_project(project, n, seed, jobs, verbose, tmp: Path) -> dict:
+def _outcome_json(o: Outcome) -> dict:
+    return {"files": sorted(o.files), "tests": sorted(o.tests), "ran": o.ran,
+            "timeout": o.timeout, "startup": o.startup, "seconds": o.seconds}
+
+
+def _outcome(d: dict) -> Outcome:
+    return Outcome(set(d["files"]), {tuple(t) for t in d["tests"]}, d["ran"], d["timeout"],
+                   d["startup"], d["seconds"])
+
+
+def save_runs(path: Path, clean: Outcome, runs: dict) -> None:
+    """The suite's outcomes (they depend on the sdist and the sample, not on indexd)."""
+    path.write_text(json.dumps({"clean": _outcome_json(clean), "runs": {
+        f"{t.path}::{t.qualname}": _outcome_json(o) for t, o in runs.items()}}))
+
+
+def load_runs(path: Path, sample: list[Target]) -> tuple[Outcome, dict]:
+    data = json.loads(path.read_text())
+    return _outcome(data["clean"]), {t: _outcome(data["runs"][f"{t.path}::{t.qualname}"])
+                                     for t in sample}
+
+
+def _bench_project(project, n, seed, jobs, verbose, tmp: Path, reuse: bool) -> dict:
     t_start = time.perf_counter()
     base = unpack(fetch(project), tmp / "base")
     all_tests = test_files(base, project)
@@ -462,11 +485,18 @@ def _bench_project(project, n, seed, jobs, verbose, tmp: Path) -> dict:
     sample = random.Random(seed).sample(pool, min(n, len(pool)))
     sample.sort(key=lambda t: (t.path, t.qualname))
 
-    clean = run_suite(base, project, timeout=600)
-    timeout = max(60.0, 5 * clean.seconds + 30)
-    log(f"{project.name}: {len(pool)} functions, {len(sample)} sampled, {len(all_tests)} test "
-        f"files, clean run {clean.seconds:.1f}s ({len(clean.tests)} failing already)")
-    runs = mutation_runs(base, tmp, project, sample, timeout, jobs)
+    cached = CACHE / f"runs-{project.name}-{project.version}-seed{seed}-n{len(sample)}.json"
+    if reuse and cached.is_file():
+        clean, runs = load_runs(cached, sample)
+        timeout = max(60.0, 5 * clean.seconds + 30)
+        log(f"{project.name}: mutant outcomes reused from {cached.name}")
+    else:
+        clean = run_suite(base, project, timeout=600)
+        timeout = max(60.0, 5 * clean.seconds + 30)
+        log(f"{project.name}: {len(pool)} functions, {len(sample)} sampled, {len(all_tests)} "
+            f"test files, clean run {clean.seconds:.1f}s ({len(clean.tests)} failing already)")
+        runs = mutation_runs(base, tmp, project, sample, timeout, jobs)
+        save_runs(cached, clean, runs)
     for out in runs.values():      # failures of the unmutated suite are not the mutant's
         out.tests -= clean.tests
         # a suite that cannot start fails every test file; which functions is unknown
@@ -495,7 +525,9 @@ def _bench_project(project, n, seed, jobs, verbose, tmp: Path) -> dict:
     methods = {"indexd static": {t: static_sel[t][0] for t in ok},
                "indexd + coverage": {t: cov_sel[t][0] for t in ok},
                "imports (transitive)": {t: by_import[t] for t in ok},
-               "file name mentions module": {t: by_name[t] for t in ok}}
+               "file name mentions module": {t: by_name[t] for t in ok},
+               # the least any selection with full recall can pick
+               "failing files (oracle)": {t: runs[t].files for t in ok}}
     claims = {}
     if affected:
         methods["tests affected, static"] = {t: aff_static[t][0] for t in ok}
@@ -512,7 +544,8 @@ def _bench_project(project, n, seed, jobs, verbose, tmp: Path) -> dict:
         rows.append((label, f"{s['recall']:.3f}", f"{s['full']:.3f}", fr,
                      f"{100 * s['selection']:.1f}%", safe_rate(claims.get(label), runs, sel)))
     misses = {label: [(t, f) for t in ok for f in sorted(runs[t].files - sel[t])]
-              for label, sel in methods.items() if not label.startswith(("imports", "file"))}
+              for label, sel in methods.items()
+              if not label.startswith(("imports", "file", "failing"))}
     if verbose:
         for label, items in misses.items():
             for t, f in items:
@@ -564,13 +597,17 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=1, help="suites run at once")
     ap.add_argument("--verbose", action="store_true", help="list missed pairs")
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--reuse-runs", action="store_true",
+                    help="reuse the mutants' suite outcomes saved by an earlier run (they do not "
+                         "depend on indexd); only indexing, coverage and impact run again")
     args = ap.parse_args()
     names = ["click"] if args.quick else args.projects.split(",")
     results = []
     for name in names:
         project = PROJECTS[name]
         n = 10 if args.quick else (args.mutations or project.mutations)
-        results.append(bench_project(project, n, args.seed, args.jobs, args.verbose))
+        results.append(bench_project(project, n, args.seed, args.jobs, args.verbose,
+                                     args.reuse_runs))
     table = render(results, args.seed, args.jobs)
     print(table)
     if not args.no_write and not args.quick:

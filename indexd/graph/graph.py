@@ -279,6 +279,21 @@ class Graph:
                     hits.append(k)
         return sorted(hits)
 
+    def _file_incoming(self, node):
+        """Per file with edges into node's file: those landing on no symbol (imports,
+        package), a list each (import_time.py counts files, not edges)."""
+        for src, at in self.rev.get(node[:3], {}).items():
+            if type(at) is int:
+                yield self.results[src].edges_to_file(at)
+
+    def _tests_under(self, node) -> list[tuple]:
+        """The test files of node's repo below the folder of node's file (conftest.py)."""
+        realm, repo, path, _ = node
+        d = posixpath.dirname(path)
+        return [k + (None,) for k in self.facts if k[0] == realm and k[1] == repo
+                and is_test_path(k[2]) and (not d or k[2].startswith(d + "/"))
+                and posixpath.basename(k[2]) != "conftest.py"]
+
     def _incoming(self, node):
         realm, repo, path, symbol = node
         dst = (realm, repo, path)
@@ -334,7 +349,7 @@ class Graph:
         seed_files = {s[:3] for s in seeds}
         file_target = all(s[3] is None for s in seeds)
         if not file_target and (kinds is None or set(kinds) & set(CALL_KINDS)):
-            _add_tests(visits, import_time_tests(seeds, self._incoming))
+            self._add_import_time(w, seeds, limit)
         buckets: dict[str, list] = {"affected": [], "tests": [], "docs": []}
         for node, v in visits.items():
             if v.distance == 0 or (file_target and node[:3] in seed_files):
@@ -357,6 +372,17 @@ class Graph:
         return {"target": target, "took_ms": round((time.perf_counter() - t0) * 1000, 2),
                 "complete": complete, "incomplete_reason": reason, **out,
                 "limit": limit, "truncated": any_truncated(out), "walk": w.summary()}
+
+    def _add_import_time(self, w, seeds, limit: int | None) -> None:
+        """Tests importing a module that runs the target on import (import_time.py),
+        where the walk did not reach them itself; a cut search makes the walk's
+        answer inexact too."""
+        found = import_time_tests(seeds, self._incoming, self._file_incoming,
+                                  self._tests_under, budget=self._budget(limit))
+        for node, v in found.tests.items():
+            w.visits.setdefault(node, v)
+        if found.stopped_at is not None:
+            w.stopped_at = max(w.stopped_at or 0.0, found.stopped_at)
 
     def _budget(self, limit: int | None) -> int | None:
         if limit is None:
@@ -510,10 +536,3 @@ def _with_constructed_classes(seeds: list[tuple]) -> list[tuple]:
     extra = [s[:3] + (s[3].rsplit(".", 1)[0],) for s in seeds
              if s[3] and "." in s[3] and s[3].rsplit(".", 1)[1] in CONSTRUCTORS]
     return seeds + [e for e in extra if e not in seeds]
-
-
-def _add_tests(visits: dict, found: dict) -> None:
-    """Tests that import a module running the target at import (import_time.py), where
-    the walk did not reach them itself."""
-    for node, v in found.items():
-        visits.setdefault(node, v)

@@ -18,27 +18,67 @@ passes the graph's incoming-edge step.
 
 from __future__ import annotations
 
+import posixpath
+from dataclasses import dataclass
+
 from .impact import Visit, confidence
-from .model import is_test_path
+from .model import Edge, is_test_path
 
 CALL_KINDS = ("calls", "import_time")
 IMPORT_KINDS = ("imports", "package")
 TRUSTED_HOW = ("resolved", "inferred", "coverage")
 CALL_DEPTH = 5        # callers followed up from the target to a module-level call
 IMPORT_DEPTH = 10     # import chains are short; this reaches any real one
-MAX_NODES = 20000     # a hub's callers stop here rather than walk the whole graph
 
 Node = tuple
 
 
-def import_time_tests(seeds: list[Node], incoming) -> dict[Node, Visit]:
+@dataclass
+class Found:
+    tests: dict                       # test file node -> Visit
+    edges: int = 0                    # edges examined
+    stopped_at: float | None = None   # budget cut: what was not reached scores at most this
+
+
+def import_time_tests(seeds: list[Node], incoming, importers, tests_under=None,
+                      budget: int | None = None) -> Found:
     """Test file -> Visit (via: the import chain, the import-time call, the call chain
-    down to a seed) for every test importing a module that runs a seed on import."""
-    modules = _running_modules([s for s in seeds if s[3]], incoming)
-    return _importing_tests(modules, incoming)
+    down to a seed) for every test importing a module that runs a seed on import.
+    ``incoming(node)``: the edges into a node; ``importers(file node)``: per file with
+    edges into it, a list of those landing on the file itself (imports, package: a
+    file's importers without every use of its names; each file counts against the
+    budget, edges or none); ``tests_under(conftest node)``: the test files below a
+    conftest.py's folder, which pytest imports it for (so they break with it).
+    ``budget``: edges examined at most (None: all; the stdlib's hubs reach every test
+    file through 50k file pairs, 0.4 s)."""
+    out = Found({})
+    modules = _running_modules([s for s in seeds if s[3]], incoming, out, budget)
+    found = _importing_tests(modules, importers, out, budget)
+    for node, v in list(found.items()):
+        if tests_under is not None and posixpath.basename(node[2]) == "conftest.py":
+            for test in tests_under(node):
+                if test not in found:
+                    found[test] = Visit(v.distance + 1, v.confidence,
+                                        [_conftest_edge(test, node)] + v.via)
+    out.tests = {n: v for n, v in found.items() if is_test_path(n[2])}
+    return out
 
 
-def _running_modules(seeds: list[Node], incoming) -> dict[Node, Visit]:
+def _conftest_edge(test: Node, conftest: Node) -> Edge:
+    """No edge of the graph: pytest imports a folder's conftest.py before its tests."""
+    return Edge("conftest", test[1], test[2], None, conftest[1], conftest[2], None, 0,
+                "resolved", 1.0, test[0])
+
+
+def _spent(out: Found, budget: int | None, here: Visit) -> bool:
+    if budget is not None and out.edges >= budget:
+        out.stopped_at = max(out.stopped_at or 0.0, here.path_score * 0.5)
+        return True
+    out.edges += 1
+    return False
+
+
+def _running_modules(seeds: list[Node], incoming, out: Found, budget) -> dict[Node, Visit]:
     """Files whose import runs a seed: reached from a seed over trusted call edges whose
     last step starts at the file itself (a module-level or class-body call)."""
     visits = {s: Visit(0, 1.0) for s in seeds}
@@ -49,6 +89,8 @@ def _running_modules(seeds: list[Node], incoming) -> dict[Node, Visit]:
         for node in frontier:
             here = visits[node]
             for e in incoming(node):
+                if _spent(out, budget, here):
+                    return modules
                 if e.kind not in CALL_KINDS or e.how not in TRUSTED_HOW:
                     continue
                 other = (e.realm, e.src_repo, e.src_path, e.src_symbol)
@@ -57,27 +99,34 @@ def _running_modules(seeds: list[Node], incoming) -> dict[Node, Visit]:
                 v = Visit(d, here.confidence * confidence(e), [e] + here.via)
                 if e.src_symbol is None:
                     modules[other] = v
-                elif len(visits) < MAX_NODES:
+                else:
                     visits[other] = v
                     nxt.append(other)
         frontier = nxt
     return modules
 
 
-def _importing_tests(modules: dict[Node, Visit], incoming) -> dict[Node, Visit]:
+def _importing_tests(modules: dict[Node, Visit], importers, out: Found,
+                     budget) -> dict[Node, Visit]:
     visits = dict(modules)
     frontier = list(modules)
     for _ in range(IMPORT_DEPTH):
         nxt = []
         for node in frontier:
             here = visits[node]
-            for e in incoming(node):
-                if e.kind not in IMPORT_KINDS:
-                    continue
-                other = (e.realm, e.src_repo, e.src_path, None)
-                if other not in visits and len(visits) < MAX_NODES:
-                    visits[other] = Visit(here.distance + 1, here.confidence * confidence(e),
-                                          [e] + here.via)
-                    nxt.append(other)
+            for edges in importers(node):     # one list per file with edges into node
+                if _spent(out, budget, here):
+                    return _tests_and_conftests(visits)
+                for e in edges:
+                    other = (e.realm, e.src_repo, e.src_path, None)
+                    if e.kind in IMPORT_KINDS and other not in visits:
+                        visits[other] = Visit(here.distance + 1,
+                                              here.confidence * confidence(e), [e] + here.via)
+                        nxt.append(other)
         frontier = nxt
-    return {n: v for n, v in visits.items() if is_test_path(n[2])}
+    return _tests_and_conftests(visits)
+
+
+def _tests_and_conftests(visits: dict) -> dict:
+    return {n: v for n, v in visits.items()
+            if is_test_path(n[2]) or posixpath.basename(n[2]) == "conftest.py"}

@@ -111,6 +111,16 @@ class Packed:
         e = bisect_left(self.order, symbol + "/", c, hi, key=key)   # "/" follows "."
         return self._build(sorted(self.order[a:b] + self.order[c:e]))
 
+    def edges_to_file(self, d: int) -> list[Edge]:
+        """Edges into destination ``d`` that land on no symbol (imports, package): the
+        first run of its group, so a file's importers cost no other edge."""
+        lo, hi = self.starts[d], self.starts[d + 1]
+        syms = self.dst_syms
+        if not syms:
+            return self._build(sorted(self.order[lo:hi]))
+        end = bisect_right(self.order, "", lo, hi, key=_sym_key(syms))
+        return self._build(sorted(self.order[lo:end]))
+
     def edges_from(self, symbol: str | None) -> list[Edge]:
         """Edges whose source is ``symbol`` or inside it (all when None), in order."""
         if symbol is None:

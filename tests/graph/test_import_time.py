@@ -26,6 +26,9 @@ FILES = {
                       "    @deco.method_deco\n    def m(self):\n        return 1\n"),
     "tests/test_pkg.py": "import pkg\n\n\ndef test_it():\n    assert pkg.models\n",
     "tests/test_other.py": "def test_nothing():\n    assert True\n",
+    # pytest imports a folder's conftest.py before every test file below it
+    "tests/sub/conftest.py": "import pkg\n",
+    "tests/sub/test_bare.py": "def test_bare():\n    assert True\n",
 }
 
 
@@ -71,3 +74,23 @@ def test_a_decorator_is_a_call_of_the_decorator(graph):
     got = {(e.src_symbol, e.dst_symbol, e.how) for e in graph.edges(["calls"])
            if e.src_path == "pkg/models.py"}
     assert (None, "register", "resolved") in got, got
+
+
+def test_a_conftest_importing_the_module_breaks_every_test_below_it(graph):
+    got = _tests_of(graph, "pkg/deco.py::helper")
+    assert "tests/sub/test_bare.py" in got, got
+    assert "tests/test_other.py" not in got
+    assert got["tests/sub/test_bare.py"]["via"][0]["kind"] == "conftest"
+
+
+def test_a_budget_cuts_the_search_and_says_so(graph):
+    from indexd.graph.import_time import import_time_tests
+
+    seeds = graph.resolve_target("pkg/deco.py::helper")
+    full = import_time_tests(seeds, graph._incoming, graph._file_incoming,
+                             graph._tests_under)
+    assert full.stopped_at is None and full.tests
+    cut = import_time_tests(seeds, graph._incoming, graph._file_incoming,
+                            graph._tests_under, budget=2)
+    assert cut.stopped_at is not None and cut.edges == 2
+    assert set(cut.tests) < set(full.tests)
