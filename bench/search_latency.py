@@ -46,15 +46,17 @@ def setup_home(args, work: Path) -> tuple[Path, Path]:
         env = os.environ | {"INDEXD_HOME": str(args.home)}
         out = subprocess.run([str(BIN / "indexctl"), "realm", "list", "--json"], env=env,
                              capture_output=True, text=True, check=True)
-        corpus = Path(json.loads(out.stdout)["realms"][0]["repos"][0])
-        return args.home, corpus
+        realms = {r["name"]: r["repos"] for r in json.loads(out.stdout)["realms"]}
+        if args.realm not in realms:
+            raise SystemExit(f"no realm {args.realm!r} in {args.home}: {', '.join(realms)}")
+        return args.home, Path(realms[args.realm][0])
     corpus = args.corpus or work / "stdlib"
     if not corpus.exists() or not any(corpus.iterdir()):
         print(f"copying {copy_corpus(corpus)} stdlib files", flush=True)
     home = work / "home"
     home.mkdir(mode=0o700)
     env = os.environ | {"INDEXD_HOME": str(home)}
-    subprocess.run([str(BIN / "indexctl"), "realm", "add", "std", str(corpus)], env=env, check=True,
+    subprocess.run([str(BIN / "indexctl"), "realm", "add", args.realm, str(corpus)], env=env, check=True,
                    capture_output=True)
     print("indexing and embedding (indexd index) ...", flush=True)
     subprocess.run([str(BIN / "indexd"), "index"], env=env, check=True)
@@ -96,6 +98,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--home", type=Path)
     ap.add_argument("--corpus", type=Path)
+    ap.add_argument("--realm", default="std", help="with --home: the realm holding the stdlib copy")
     ap.add_argument("--no-doc", action="store_true")
     args = ap.parse_args(argv)
     queries = [q["query"] for q in json.loads((HERE / "queries" / "stdlib.json").read_text())["queries"]]
@@ -109,10 +112,10 @@ def main(argv=None) -> int:
         client = Client(home / "indexd.sock", timeout=600)
         st = wait_ready(client)
         for q in queries:                  # warm-up: model, caches, page cache
-            client.call("search", query=q, mode="hybrid", limit=10)
+            client.call("search", query=q, mode="hybrid", limit=10, realm=args.realm)
         p50 = {}
         for mode in MODES:
-            lat = [timed(client, query=q, mode=mode, limit=10) for q in queries]
+            lat = [timed(client, query=q, mode=mode, limit=10, realm=args.realm) for q in queries]
             p50[mode] = statistics.median(lat)
             rows.append([f"indexd {mode} (socket)", len(lat), f"{p50[mode]:.1f}", f"{pct(lat, 95):.1f}"])
         client.call("shutdown")
@@ -130,7 +133,8 @@ def main(argv=None) -> int:
         rows[-1].append("1.00x")
     table = format_table([tuple(r) for r in rows],
                          ("search, top 10", "queries", "p50 ms", "p95 ms", "p50 vs rg"))
-    entries = sum(r.get("entries", 0) for realm in st["realms"] for r in realm["repos"])
+    entries = sum(r.get("entries", 0) for realm in st["realms"] if realm["name"] == args.realm
+                  for r in realm["repos"])
     facts = (f"{time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f} "
              f"at the end; corpus {corpus.name} ({entries} entries), "
              f"{len(queries)} queries of bench/queries/stdlib.json; keyword index: "

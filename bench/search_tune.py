@@ -144,6 +144,11 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--queries", default="stdlib")
     ap.add_argument("--grid", action="store_true")
+    ap.add_argument("--doc", action="store_true",
+                    help="write the table into docs/benchmarks.md (region search_tune)")
+    ap.add_argument("--realms", default="",
+                    help="SET=REALM,... : search each query set within one realm of the home "
+                         "(e.g. stdlib=std,click=click when one home holds both corpora)")
     ap.add_argument("--modes", default="keyword,semantic,hybrid", help="single legs to report")
     ap.add_argument("--table-fts", action="store_true",
                     help="keyword leg from the table's FTS index (what offline readers use), "
@@ -155,6 +160,10 @@ def main(argv=None) -> int:
         store.build_text_index()   # what the daemon's worker does at start
     embedder = MemoEmbedder(load_embedder(settings)) if args.modes != "keyword" else None
     sets = {name: load_queries(name) for name in args.queries.split(",")}
+    for pair in filter(None, args.realms.split(",")):
+        name, realm = pair.split("=", 1)
+        for q in sets[name]:
+            q["realm"] = realm
     modes = args.modes.split(",")
     configs = [(m if m != "hybrid" else "hybrid (shipped)", m, DEFAULT_PARAMS) for m in modes]
     if args.grid:
@@ -167,8 +176,31 @@ def main(argv=None) -> int:
             best, key = choose(store, embedder, sets, candidates, "hybrid")
             print(f"fusion chosen on train: {describe(best)} (train MRR {key[0]:.3f})")
             configs.append(("hybrid (train-chosen)", "hybrid", best))
-    print(report(store, embedder, sets, configs))
+    table = report(store, embedder, sets, configs)
+    print(table)
+    if args.doc:
+        write_doc(table, args, sum(len(v) for v in sets.values()), store.count("entries"))
     return 0
+
+
+def write_doc(table: str, args, n_queries: int, entries: int) -> None:
+    import datetime as dt
+    import os
+
+    sys.path.insert(0, str(HERE))
+    from agreement import replace_region
+
+    body = (f"The daemon's own search code in process (hot text index built as the daemon "
+            f"does), {n_queries} queries of bench/queries/{{{args.queries}}}.json, each set "
+            f"searched within its realm ({args.realms or 'one realm'}) of one home "
+            f"({entries} entries); parameters chosen on the train split only (`--grid`), "
+            f"held-out rows never used to choose. {dt.date.today()}, {os.cpu_count()} cores.\n\n"
+            f"```text\n{table}\n```\n\nReproduce: index and embed the stdlib corpus of "
+            "bench/search_quality.py and click 8.1.8's src/ as realms std and click of one "
+            "INDEXD_HOME, then `INDEXD_HOME=... .venv/bin/python bench/search_tune.py "
+            f"--queries {args.queries} --realms {args.realms} [--grid] --doc`\n")
+    replace_region(HERE.parent / "docs" / "benchmarks.md", "search_tune", body,
+                   "## Search ranking (bench/search_tune.py)")
 
 
 if __name__ == "__main__":

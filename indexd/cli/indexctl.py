@@ -62,6 +62,7 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--limit", type=int, default=20)
     s.add_argument("--mode", choices=["keyword", "semantic", "hybrid"], default=None)
     s.add_argument("--context", type=int, default=0, help="lines of code around each hit")
+    s.add_argument("--files", action="store_true", help="rank files by their best entries")
     s.add_argument("--sync", action="store_true", help="wait until every change made so far is indexed")
     _json_flag(s)
 
@@ -224,7 +225,7 @@ def dispatch(args) -> int:
         return _emit(args, result, render.realm)
     if args.cmd == "search":
         params = {k: getattr(args, k) for k in ("query", "realm", "repo", "kind", "lang", "path",
-                                                  "limit", "mode", "context", "sync")
+                                                  "limit", "mode", "context", "files", "sync")
                   if getattr(args, k) not in (None, False)}
         if "repo" in params:
             params["repo"] = _repo_arg(settings, params["repo"])

@@ -24,6 +24,10 @@ def search(result: dict) -> None:
     for hit in result.get("results", []):
         where = _c("35", hit["path"]) + ":" + _c("32", str(hit["start_line"]))
         name = hit.get("symbol") or ""
+        if hit.get("best"):   # --files: the file, then its best entry and the count
+            best = hit["best"]
+            name = f"{best.get('symbol') or best['kind']} (+{hit['entries'] - 1} more)" \
+                if hit.get("entries", 1) > 1 else (best.get("symbol") or best["kind"])
         # The repo last: two repos' `pyproject.toml:1` must be told apart, and
         # the path:line head stays what editors and terminals make clickable.
         repo = (hit.get("repo") or "").rstrip("/").rsplit("/", 1)[-1]

@@ -52,6 +52,8 @@ def fused_search(store, embedder, req: SearchRequest, params: RankParams = DEFAU
         ordered = fuse(legs, _key, query_class(req.query), params)
     if req.mode != "semantic":   # the semantic leg alone stays pure meaning
         ordered = pin_exact(ordered, req.query, params)
+    if req.files:
+        return _file_results(ordered, req, started)
     results = []
     for e in ordered[: req.limit]:
         hit = hit_from_row(e["row"], e["score"], tuple(e["match"])).to_json()
@@ -59,6 +61,33 @@ def fused_search(store, embedder, req: SearchRequest, params: RankParams = DEFAU
             hit["context"] = read_context(e["row"], req)
         results.append(hit)
     return {"query": req.query, "mode": req.mode,
+            "took_ms": round((time.perf_counter() - started) * 1000, 2),
+            "total": len(results), "results": results}
+
+
+def _file_results(ordered: list[dict], req: SearchRequest, started: float) -> dict:
+    """Files ranked by their best entry (what someone scanning a repo wants):
+    each file once, at the rank of its best hit, with that hit and how many
+    of the file's entries matched."""
+    files: dict[tuple, dict] = {}
+    for e in ordered:
+        row = e["row"]
+        key = (row["realm"], row["repo"], row["path"])
+        if key in files:
+            files[key]["entries"] += 1
+            continue
+        if len(files) == req.limit:
+            continue
+        best = hit_from_row(row, e["score"], tuple(e["match"])).to_json()
+        files[key] = {"realm": row["realm"], "repo": row["repo"], "path": row["path"],
+                      "symbol": None, "kind": "file", "start_line": best["start_line"],
+                      "end_line": best["end_line"], "score": best["score"], "match": best["match"],
+                      "snippet": best["snippet"], "summary": best["summary"],
+                      "summary_source": best["summary_source"], "lang": best["lang"],
+                      "best": {k: best[k] for k in ("symbol", "kind", "start_line", "end_line")},
+                      "entries": 1}
+    results = list(files.values())
+    return {"query": req.query, "mode": req.mode, "files": True,
             "took_ms": round((time.perf_counter() - started) * 1000, 2),
             "total": len(results), "results": results}
 

@@ -31,7 +31,7 @@ def _default_weights() -> dict:
 @dataclass(frozen=True)
 class RankParams:
     fusion: str = "rrf"          # rrf | convex (see fuse)
-    rrf_k: int = 10              # chosen on the train splits (bench/search_tune.py --grid)
+    rrf_k: int = 30              # chosen on the train splits (bench/search_tune.py --grid)
     keyword_pool: int = 200      # FTS rows scored before fusion
     semantic_pool: int = 100     # nearest neighbours scored before fusion
     exact_pool: int = 500        # exact-name rows fetched for an identifier query
@@ -40,7 +40,7 @@ class RankParams:
     file_factor: float = 0.8        # a symbol or section is a more precise answer
     pin_exact: bool = True
     # Per-field weights of the daemon's keyword index (store/text_index.py).
-    field_boosts: dict = field(default_factory=lambda: {"text": 1.0, "name_words": 0.5})
+    field_boosts: dict = field(default_factory=lambda: {"text": 1.0, "name_words": 0.0})
 
 
 DEFAULT_PARAMS = RankParams()

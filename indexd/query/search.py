@@ -36,6 +36,7 @@ class SearchRequest:
     limit: int = 20
     mode: str | None = None        # keyword | semantic | hybrid; None: the best available
     context: int = 0
+    files: bool = False            # rank files by their best entries instead of entries
     # What context lines may read, as indexing would (set from the settings by the
     # server, never by a client): the size cap and the secret_allow globs.
     context_max_size: int = 1 << 20
@@ -52,6 +53,8 @@ class SearchRequest:
         req = cls(**{k: v for k, v in params.items() if k in known})
         if not isinstance(req.limit, int) or not 1 <= req.limit <= MAX_LIMIT:
             raise InvalidParams(f"limit must be an integer in 1..{MAX_LIMIT}")
+        if not isinstance(req.files, bool):
+            raise InvalidParams("files must be true or false")
         if not isinstance(req.context, int) or not 0 <= req.context <= 50:
             raise InvalidParams("context must be an integer in 0..50")
         if req.mode not in (None, "keyword", "semantic", "hybrid"):

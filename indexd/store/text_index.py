@@ -31,7 +31,7 @@ log = logging.getLogger(__name__)
 # anywhere (measured against per-field BM25 sums, which let short fields
 # swamp the docstring: bench/search_tune.py).
 TEXT_FIELDS = ("text", "name_words")
-DEFAULT_BOOSTS = {"text": 1.0, "name_words": 0.5}
+DEFAULT_BOOSTS = {"text": 1.0, "name_words": 0.0}   # train split chose 0 of 0..2
 # Exact terms: filters and identifier lookups; the first five are also shown.
 RAW_FIELDS = ("id", "realm", "repo", "kind", "lang", "file_key", "repo_name", "name_lc",
               "qualname_lc", "module_lc")
@@ -184,8 +184,9 @@ class TextIndex:
         if not text.strip():
             return []
         try:
-            query, _errors = self.index.parse_query_lenient(
-                text, list(TEXT_FIELDS), field_boosts=boosts or self.boosts)
+            boosts = boosts or self.boosts
+            fields = [f for f in TEXT_FIELDS if boosts.get(f, 0) > 0]
+            query, _errors = self.index.parse_query_lenient(text, fields, field_boosts=boosts)
         except ValueError:
             return []
         return self._run(self._filtered(query, filters), limit)

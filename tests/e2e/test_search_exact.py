@@ -63,3 +63,27 @@ def test_module_qualified_and_dotted_names_are_exact(git_repo, daemon):
                         ("Other.read_chunked", ("pkg/server.py", "Other.read_chunked"))):
         top = d.call("search", query=query, limit=1)["results"][0]
         assert (top["path"], top["symbol"]) == want, (query, top)
+
+
+def test_files_mode_ranks_each_file_once_by_its_best_entry(git_repo, daemon):
+    git_repo.write("a/retry.py", "def retry_request():\n    pass\n\n\ndef retry_later():\n    pass\n"
+                   "\n\ndef retry_forever():\n    pass\n")
+    git_repo.write("b/net.py", "def send_request():\n    '''Retry once.'''\n")
+    git_repo.commit()
+    settings_with_realm("work", git_repo.path)
+    d = daemon()
+    wait_until(lambda: d.call("status")["pending"] == 0, timeout=60, what="indexed")
+    res = d.call("search", query="retry", mode="keyword", files=True, limit=5)
+    paths = [h["path"] for h in res["results"]]
+    assert paths[0] == "a/retry.py" and len(paths) == len(set(paths)) and "b/net.py" in paths
+    top = res["results"][0]
+    assert top["entries"] >= 3 and top["best"]["symbol"].startswith("retry_")
+    human = run_cli("search", "retry", "--files", "--mode", "keyword", check=True).stdout
+    assert human.splitlines()[0].startswith("a/retry.py:") and "more)" in human.splitlines()[0]
+    bad = d.client(timeout=10)
+    with bad as c:
+        try:
+            c.call("search", query="retry", files="yes")
+            raise AssertionError("files='yes' accepted")
+        except Exception as exc:  # noqa: BLE001 - the error type is the point
+            assert "files must be true or false" in str(exc)
