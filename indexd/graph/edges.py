@@ -18,8 +18,10 @@ its bindings give (``app = App()``, ``def f(app: App)``, ``a = make()`` with
 ``make() -> App``, ``self.x = X()``: graph/types.py) reaches that class's method
 the same way, "inferred". A call on any other receiver (an untyped variable, a
 chain like ``self._loop.x()``, a literal) is a name match at best, and one on
-self/cls/super() never matches a module-level function. Decorators are calls;
-a call in a class body or a module constant's value also gets an
+self/cls/super() never matches a module-level function. Decorators are calls
+(never name-matched: an unresolved one is mostly ``@property``); what runs when
+the module is imported (module-level calls before ``if __name__ ==
+"__main__":``, calls in class bodies and module constants' values) also gets an
 ``import_time`` edge from the file (graph/import_time.py). Python never counts a name as resolved just because some imported
 module defines it. Other languages still resolve against definitions in the
 files they import or share a package with. Otherwise a realm-wide name match
@@ -39,7 +41,9 @@ from .model import Edge, FileFacts, is_test_path
 from .resolve import RealmIndex, resolve_imports
 
 DOC_KINDS = ("section", "key")
-REF_KINDS = {"call": "calls", "attribute": "references", "type": "references"}
+REF_KINDS = {"call": "calls", "decorator": "calls", "attribute": "references",
+             "type": "references"}
+CALL_REFS = ("call", "decorator")
 MAX_CANDIDATE_FILES = 10     # name matches beyond this are too ambiguous to keep
 MANY_DEFINERS = 5
 _CAMEL_RE = re.compile(r"[a-z][A-Z]")
@@ -201,9 +205,9 @@ def _unique_refs(f: FileFacts):
     for r in f.refs_of(*REF_KINDS):
         key = (r.name, r.line, r.scope)
         kind, receiver = best.get(key, (None, None))
-        if r.kind in ("attribute", "call") and r.module:    # a call's module: its receiver
+        if r.kind in ("attribute", *CALL_REFS) and r.module:    # a call's module: its receiver
             receiver = receiver or r.module
-        best[key] = (r.kind if kind is None or r.kind == "call" else kind, receiver)
+        best[key] = (r.kind if kind is None or r.kind in CALL_REFS else kind, receiver)
     return [(kind, name, line, scope, receiver)
             for (name, line, scope), (kind, receiver) in best.items()]
 
@@ -222,13 +226,15 @@ def _ref_edges(index, f, scope: Scope, res) -> None:
     # Python runs class bodies and module constants' values when it imports the module.
     at_import_scopes = classes | {d.qualname for d in f.defs if d.kind == "constant"} \
         if f.lang == "python" else set()
+    script_from = min((r.line for r in f.refs_of("main_guard")), default=None)
     cache: dict[tuple, tuple[str, list]] = {}
     matched: dict[tuple, tuple[str, list]] = {}   # name matches do not depend on the use
     seen: set[tuple] = set()
     for kind, name, line, scope_sym, receiver in sorted(_unique_refs(f), key=lambda r: r[2]):
         if f.lang == "python":      # the answer depends on where the name is used
             receiver = (receiver, scope_sym)
-        if (name, receiver) not in cache:
+        key = (name, receiver, kind == "decorator")
+        if key not in cache:
             res.wants.add(("name", name))
             if f.lang == "python":
                 how, hits = _python_targets(index, f, name, receiver, scope_sym, scope, local,
@@ -238,14 +244,18 @@ def _ref_edges(index, f, scope: Scope, res) -> None:
                                                           scope.files, local)
             # An attribute of self/cls/super() is a method, never a module's function.
             methods = f.lang == "python" and _self_like(receiver[0] if receiver else None)
-            if not hits and (name, methods) not in matched:
-                matched[(name, methods)] = _name_match(index, f, name, line, res, methods)
-            cache[(name, receiver)] = (how, [(h, 1.0) for h in hits]) if hits else \
-                matched[(name, methods)]
-        how, hits = cache[(name, receiver)]
+            if hits:
+                cache[key] = (how, [(h, 1.0) for h in hits])
+            elif kind == "decorator":   # `@property`, `@x.setter`: a builtin, no look-alike
+                cache[key] = ("name_match", [])
+            else:
+                if (name, methods) not in matched:
+                    matched[(name, methods)] = _name_match(index, f, name, line, res, methods)
+                cache[key] = matched[(name, methods)]
+        how, hits = cache[key]
         ekind = REF_KINDS[kind]
-        at_import = (ekind == "calls" and how in ("resolved", "inferred")
-                     and _runs_at_import(scope_sym, at_import_scopes))
+        at_import = (ekind == "calls" and how in ("resolved", "inferred") and f.lang == "python"
+                     and _runs_at_import(scope_sym, at_import_scopes, line, script_from))
         for (repo, path, sym), w in hits:
             key = (ekind, scope_sym, repo, path, sym)
             if key not in seen and (repo, path, sym) != (f.repo, f.path, scope_sym):
@@ -256,11 +266,14 @@ def _ref_edges(index, f, scope: Scope, res) -> None:
                 res.edges.append(_edge(f, "import_time", None, repo, path, sym, line, how, w))
 
 
-def _runs_at_import(scope_sym: str | None, containers: set[str]) -> bool:
-    """A call in a class body (a method's decorator, ``x = field()``) or in a module
-    constant's value (``THING = make()``) runs when the module is imported, like a
-    module-level one (whose source is the file itself)."""
-    return bool(scope_sym) and all(p in containers for p in _enclosing(scope_sym))
+def _runs_at_import(scope_sym: str | None, containers: set[str], line: int,
+                    script_from: int | None) -> bool:
+    """A module-level call (a decorator, ``x = make()``), one in a class body (a method's
+    decorator, ``x = field()``) or in a module constant's value runs when the module is
+    imported; one after ``if __name__ == "__main__":`` only when it runs as a script."""
+    if scope_sym is None:
+        return script_from is None or line < script_from
+    return all(p in containers for p in _enclosing(scope_sym))
 
 
 def _python_targets(index, f, name, receiver, where, scope: Scope, local,

@@ -4,11 +4,12 @@ Importing module M runs M's module-level code and its class bodies: decorators
 (``@dataclass``, ``@attr.s``, ``@app.route(...)``), ``x = make_thing()``, a class
 attribute's ``field()``. A test that imports M (directly or through other
 modules, ``pkg/__init__.py`` included) fails when any of that fails, whether or
-not it uses what M defines. The graph has those calls as ``calls`` edges whose
-source is the file itself and, for class bodies, ``import_time`` edges
-(edges.py). ``import_time_tests`` walks from the target up trusted call edges
-(resolved, inferred, coverage) to the modules that run it at import, then up
-``imports``/``package`` edges to every test file importing one of them.
+not it uses what M defines. The graph has each such call as an ``import_time``
+edge from the file itself (edges.py; a call after ``if __name__ == "__main__":``
+gets none), beside its ``calls`` edge. ``import_time_tests`` walks from the
+target up trusted call edges (resolved, inferred, coverage) to the modules that
+run it at import, then up ``imports``/``package`` edges to every test file
+importing one of them, and to every test below a ``conftest.py`` that does.
 
 Separate from ``impact.walk`` on purpose: its depth counts every hop, and an
 import chain (test -> pkg/__init__ -> validators -> the decorator -> the function
@@ -27,7 +28,7 @@ from .model import Edge, is_test_path
 CALL_KINDS = ("calls", "import_time")
 IMPORT_KINDS = ("imports", "package")
 TRUSTED_HOW = ("resolved", "inferred", "coverage")
-CALL_DEPTH = 5        # callers followed up from the target to a module-level call
+CALL_DEPTH = 5        # callers followed up from the target to an import_time edge
 IMPORT_DEPTH = 10     # import chains are short; this reaches any real one
 
 Node = tuple
@@ -79,8 +80,8 @@ def _spent(out: Found, budget: int | None, here: Visit) -> bool:
 
 
 def _running_modules(seeds: list[Node], incoming, out: Found, budget) -> dict[Node, Visit]:
-    """Files whose import runs a seed: reached from a seed over trusted call edges whose
-    last step starts at the file itself (a module-level or class-body call)."""
+    """Files whose import runs a seed: reached from a seed over trusted call edges up to
+    an ``import_time`` edge (from the file itself)."""
     visits = {s: Visit(0, 1.0) for s in seeds}
     modules: dict[Node, Visit] = {}
     frontier = list(seeds)
@@ -91,13 +92,14 @@ def _running_modules(seeds: list[Node], incoming, out: Found, budget) -> dict[No
             for e in incoming(node):
                 if _spent(out, budget, here):
                     return modules
-                if e.kind not in CALL_KINDS or e.how not in TRUSTED_HOW:
-                    continue
+                if e.how not in TRUSTED_HOW or e.kind not in CALL_KINDS or (
+                        e.kind == "calls" and e.src_symbol is None):
+                    continue    # a module-level call: its import_time edge says if it runs
                 other = (e.realm, e.src_repo, e.src_path, e.src_symbol)
                 if other in visits or other in modules:
                     continue
                 v = Visit(d, here.confidence * confidence(e), [e] + here.via)
-                if e.src_symbol is None:
+                if e.kind == "import_time":
                     modules[other] = v
                 else:
                     visits[other] = v

@@ -14,8 +14,8 @@ from pathlib import PurePosixPath
 from typing import NamedTuple
 
 # package: importing pkg.sub runs pkg/__init__.py first (kept apart from imports, which
-# are what the file names). import_time: a call in a class body or a constant's value, run
-# when its module is imported (a module-level call is a ``calls`` edge from the file itself).
+# are what the file names). import_time: a call that runs when its module is imported
+# (module level before ``if __name__``, class bodies, constants' values), from the file.
 EDGE_KINDS = ("imports", "references", "calls", "tests", "documents", "config", "co_change",
               "package", "import_time")
 # How an edge was found: resolved (through the file's imports/scopes to a unique

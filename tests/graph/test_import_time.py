@@ -23,7 +23,9 @@ FILES = {
                       "@deco.register\ndef handler():\n    return deco.lazy()\n\n\n"
                       "THING = deco.make_thing()\n\n\n"
                       "class K:\n    x = deco.field_maker()\n\n"
-                      "    @deco.method_deco\n    def m(self):\n        return 1\n"),
+                      "    @deco.method_deco\n    def m(self):\n        return 1\n\n\n"
+                      # runs as a script only, never on import
+                      "if __name__ == '__main__':\n    deco.lazy()\n"),
     "tests/test_pkg.py": "import pkg\n\n\ndef test_it():\n    assert pkg.models\n",
     "tests/test_other.py": "def test_nothing():\n    assert True\n",
     # pytest imports a folder's conftest.py before every test file below it
@@ -57,14 +59,21 @@ def test_what_a_module_runs_on_import_reaches_tests_importing_it(graph, what):
     assert set(hows) <= {"resolved", "inferred"}, got["tests/test_pkg.py"]["via"]
 
 
-def test_a_call_inside_a_function_is_not_run_at_import(graph):
-    assert "tests/test_pkg.py" not in _tests_of(graph, "pkg/deco.py::lazy")
+def test_calls_in_a_function_or_a_main_block_are_not_run_at_import(graph):
+    from indexd.graph.import_time import import_time_tests
+
+    # lazy is called by handler() and under `if __name__ == '__main__':` only
+    seeds = graph.resolve_target("pkg/deco.py::lazy")
+    assert not import_time_tests(seeds, graph._incoming, graph._file_incoming,
+                                 graph._tests_under).tests
 
 
-def test_class_body_and_constant_calls_are_import_time_edges_from_the_file(graph):
+def test_what_runs_on_import_is_an_import_time_edge_from_the_file(graph):
+    # module level, class bodies, constants' values; not the `if __name__` block
     got = {(e.src_symbol, e.dst_symbol) for e in graph.edges(["import_time"])
            if e.src_path == "pkg/models.py"}
-    assert got == {(None, "make_thing"), (None, "field_maker"), (None, "method_deco")}, got
+    assert got == {(None, "register"), (None, "make_thing"), (None, "field_maker"),
+                   (None, "method_deco")}, got
     # the class keeps its own call edge too
     assert ("K", "field_maker") in {(e.src_symbol, e.dst_symbol) for e in graph.edges(["calls"])
                                     if e.src_path == "pkg/models.py"}
@@ -94,3 +103,22 @@ def test_a_budget_cuts_the_search_and_says_so(graph):
                             graph._tests_under, budget=2)
     assert cut.stopped_at is not None and cut.edges == 2
     assert set(cut.tests) < set(full.tests)
+
+
+BUILTIN_DECORATORS = {
+    "lib/props.py": ("class Box:\n    @property\n    def size(self):\n        return 1\n\n"
+                     "    @size.setter\n    def size(self, v):\n        pass\n\n"
+                     "    @staticmethod\n    def make():\n        return Box()\n"),
+    # look-alikes the builtins' names would match
+    "lib/other.py": "def property(f):\n    return f\n\n\nclass P:\n    def setter(self, f):\n"
+                    "        return f\n",
+}
+
+
+def test_an_unresolved_decorator_is_never_a_name_match(tree):
+    """`@property` is the builtin, `@size.setter` its method: on the stdlib 700 decorator
+    lines were name-matched to whatever defines `property` or `setter`."""
+    g = build("r", tree("builtins", BUILTIN_DECORATORS))
+    got = {(e.src_symbol, e.dst_path, e.dst_symbol, e.how) for e in g.edges(["calls"])
+           if e.src_path == "lib/props.py"}
+    assert not {x for x in got if x[1] == "lib/other.py"}, got

@@ -88,8 +88,10 @@
 
 ; Decorators are calls that run where they are written (at import time for a
 ; module-level or class-body definition): `@dataclass` is `dataclass(cls)`.
-(decorator (identifier) @name) @reference.call
-(decorator (attribute object: (_) @module attribute: (identifier) @name)) @reference.call
+; (`@app.route(...)` is a call already; the graph never name-matches a decorator: an
+; unresolved one is mostly a builtin, `@property`, `@x.setter`.)
+(decorator (identifier) @name) @reference.decorator
+(decorator (attribute object: (_) @module attribute: (identifier) @name)) @reference.decorator
 
 ; What a name (or self.attr) is bound to, for instance types (graph/types.py):
 ;   reference.bind_call  `x = C(...)` / `x = f(...)`, @module = the callee as written
@@ -125,3 +127,7 @@
 (for_statement left: (pattern_list (identifier) @name)) @reference.bind
 (as_pattern alias: (as_pattern_target (identifier) @name)) @reference.bind
 (function_definition name: (identifier) @name return_type: (type) @module) @reference.returns
+; `if __name__ == "__main__":` at module level: what follows runs as a script, not on import
+(module
+  (if_statement
+    condition: (comparison_operator (identifier) @name (#eq? @name "__name__"))) @reference.main_guard)
