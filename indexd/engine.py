@@ -32,7 +32,7 @@ from .errors import IndexNotReady, ModelUnavailable, describe_store_error
 from .pipeline import Indexer
 from .query.search import keyword_search
 from .annotations import Annotations
-from .enrich.worker import Enricher
+from .enrich.worker import PENDING_TTL_S, Enricher
 from .memory import rss_bytes, trim
 from .relations import Relations
 from .server.methods import repo_status
@@ -268,12 +268,23 @@ class Engine:
         return {"hot": hot, "docs": index.docs if index is not None else 0,
                 "answers_from": "memory" if hot else "table"}
 
+    def _vector_index_status(self) -> dict:
+        index = self.store.vector_index
+        hot = index is not None and index.ready
+        return {"hot": hot, "vectors": index.vectors if index is not None else 0,
+                "answers_from": "memory" if hot else "table"}
+
     def _build_text_index(self) -> None:
         try:
             self.store.build_text_index()
         except Exception as exc:  # noqa: BLE001 - the table's own FTS still answers
             log.warning("keyword index not built, searching the table instead: %s", exc)
             self.store.text_index = None
+        try:
+            self.store.build_vector_index()
+        except Exception as exc:  # noqa: BLE001 - the table's vector search still answers
+            log.warning("vector index not built, searching the table instead: %s", exc)
+            self.store.vector_index = None
 
     def _wait_for_work(self):
         """Block (holding cond) until something is due; None when stopping."""
@@ -513,7 +524,7 @@ class Engine:
 
             result = await asyncio.to_thread(fused_search, self.store, self.enrich.embedder,
                                              replace(req, mode=mode))
-            result["embed_pending"] = self.enrich.pending()
+            result["embed_pending"] = self.enrich.pending(max_age_s=PENDING_TTL_S)
         self.relations.related(result["results"])
         return result
 
@@ -645,6 +656,7 @@ class Engine:
                 "queues": {"parse": self.pending(), "embed": self.enrich.pending() or 0},
                 "embedding": self.enrich.status(),
                 "keyword_index": self._keyword_index_status(),
+                "vector_index": self._vector_index_status(),
                 "graph": self.relations.status(),
                 "store": self._store_stats(), **self.brief()}
 

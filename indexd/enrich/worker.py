@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 
 from ..memory import trim
 
 log = logging.getLogger(__name__)
 
 TRIM_EVERY = 1024   # embedded texts between heap trims
+PENDING_TTL_S = 0.5
 
 
 class Enricher:
@@ -31,6 +33,7 @@ class Enricher:
         self.summaries = None
         self.embed_error: str | None = None
         self.error: str | None = None
+        self._pending_cache: tuple[float, int | None] | None = None
         self._wake = threading.Event()
         self._stopping = False
         self._thread = threading.Thread(target=self._loop, name="indexd-enrich", daemon=True)
@@ -116,8 +119,21 @@ class Enricher:
         return self.summaries
 
     # -- status --------------------------------------------------------------
-    def pending(self) -> int | None:
-        """Entries still without a vector; None when embedding is off or failed."""
+    def pending(self, max_age_s: float = 0.0) -> int | None:
+        """Entries still without a vector; None when embedding is off or failed.
+
+        ``max_age_s``: a count this recent may answer. Searches pass
+        PENDING_TTL_S: the count scans the table (20-30 ms on the stdlib) and
+        every semantic answer reports it; status always counts afresh."""
+        now = time.monotonic()
+        cached = self._pending_cache
+        if cached is not None and now - cached[0] < max_age_s:
+            return cached[1]
+        value = self._count_pending()
+        self._pending_cache = (now, value)
+        return value
+
+    def _count_pending(self) -> int | None:
         if not self.embed_enabled or (self.vectors is None and self.embed_error):
             return None
         try:

@@ -16,23 +16,58 @@ from pathlib import Path
 from ..scan.reader import Skip, read_source
 from .ranking import DEFAULT_PARAMS, RankParams, fuse, pin_exact, query_class
 from .search import (RESULT_COLUMNS, SearchRequest, _glob_to_like, build_where, hit_from_row,
-                     keyword_leg)
+                     keyword_leg, text_filters)
 
 # Nearest neighbours always exist; below this cosine similarity a vector hit
 # is noise, and "no results" must stay possible (indexctl exit code 1).
 MIN_SIMILARITY = 0.2
 
 
-def _key(row: dict) -> tuple:
-    return (row["realm"], row["repo"], row["path"], row["kind"], row["qualname"], row["start_line"])
+def _key(row: dict) -> str:
+    return row["id"]   # stable per entry, in both legs and every store path
 
 
 def semantic_rows(store, query_vector, req: SearchRequest, depth: int) -> list[dict]:
+    hot = _hot_rows(store, query_vector, req, depth)
+    if hot is not None:
+        return hot
     rows = store.vector_search(query_vector, build_where(req), depth, RESULT_COLUMNS + ["_distance"])
     rows = [r for r in rows if 1.0 - float(r.get("_distance", 1.0)) >= MIN_SIMILARITY]
     if req.path and _glob_to_like(req.path) is None:
         rows = [r for r in rows if fnmatch(r["path"], req.path)]
     return rows
+
+
+def _hot_rows(store, query_vector, req: SearchRequest, depth: int) -> list[dict] | None:
+    """The daemon's in-memory path: nearest ids from the vector matrix, their
+    rows from the keyword index's stored fields; None where it cannot answer
+    (not built, or a path glob that only SQL evaluates)."""
+    vectors, text = getattr(store, "vector_index", None), getattr(store, "text_index", None)
+    filters = text_filters(req)
+    if vectors is None or text is None or not (vectors.ready and text.ready) or filters is None:
+        return None
+    # Ids only: fusion needs nothing else, and only the rows that make the
+    # answer are fetched (``_hydrate``), not the whole pool.
+    return [{"id": i, "_distance": 1.0 - sim, "_stub": True}
+            for sim, i in vectors.search(query_vector, filters, depth, MIN_SIMILARITY)]
+
+
+def _hydrate(store, entries: list[dict]) -> list[dict]:
+    """Give id-only vector hits their rows (from the keyword index's stored
+    fields); an id it no longer holds (deleted meanwhile) is dropped."""
+    stubs = [e["row"]["id"] for e in entries if e["row"].get("_stub")]
+    if not stubs:
+        return entries
+    rows = store.text_index.rows_by_id(stubs)
+    out = []
+    for e in entries:
+        if e["row"].get("_stub"):
+            row = rows.get(e["row"]["id"])
+            if row is None:
+                continue
+            e = dict(e, row=dict(row, _distance=e["row"]["_distance"]))
+        out.append(e)
+    return out
 
 
 def fused_search(store, embedder, req: SearchRequest, params: RankParams = DEFAULT_PARAMS) -> dict:
@@ -53,9 +88,9 @@ def fused_search(store, embedder, req: SearchRequest, params: RankParams = DEFAU
     if req.mode != "semantic":   # the semantic leg alone stays pure meaning
         ordered = pin_exact(ordered, req.query, params)
     if req.files:
-        return _file_results(ordered, req, started)
+        return _file_results(_hydrate(store, ordered), req, started)
     results = []
-    for e in ordered[: req.limit]:
+    for e in _hydrate(store, ordered[: req.limit]):
         hit = hit_from_row(e["row"], e["score"], tuple(e["match"])).to_json()
         if req.context:
             hit["context"] = read_context(e["row"], req)

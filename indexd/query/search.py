@@ -21,7 +21,7 @@ from .ranking import DEFAULT_PARAMS, RankParams, exact_where, is_exact, keyword_
 MAX_LIMIT = 500
 # "function" is what people type for methods too.
 KIND_ALIASES = {"function": ("function", "method"), "symbol": None}
-RESULT_COLUMNS = ["realm", "repo", "path", "lang", "kind", "name", "qualname", "start_line",
+RESULT_COLUMNS = ["id", "realm", "repo", "path", "lang", "kind", "name", "qualname", "start_line",
                   "end_line", "signature", "doc", "summary", "summary_source", "body"]
 
 
@@ -206,8 +206,8 @@ def keyword_leg(store, req: SearchRequest, params: RankParams = DEFAULT_PARAMS) 
     return scored
 
 
-def _row_key(row: dict) -> tuple:
-    return (row["realm"], row["repo"], row["path"], row["kind"], row["qualname"], row["start_line"])
+def _row_key(row: dict) -> str:
+    return row["id"]
 
 
 def keyword_search(store, req: SearchRequest, params: RankParams = DEFAULT_PARAMS) -> dict:

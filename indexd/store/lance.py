@@ -126,6 +126,7 @@ class Store:
         # The daemon's hot keyword index (text_index.py), kept in step with
         # every entries write below; None in one-shot and offline readers.
         self.text_index = None
+        self.vector_index = None   # the same for vectors (vector_index.py)
         try:
             self.path.mkdir(parents=True, exist_ok=True, mode=0o700)
             # A consistency interval of 0 makes readers in other processes see
@@ -245,8 +246,9 @@ class Store:
         except (OSError, RuntimeError, ValueError) as exc:
             raise StoreError(f"store write failed: {exc}", {"retryable": True}) from exc
         self._text("replace_files", keys, entries)
+        self._hot("vector_index", "replace_files", keys, entries)
 
-    # -- the hot keyword index ----------------------------------------------
+    # -- the hot keyword and vector indexes ---------------------------------
     def build_text_index(self) -> int:
         """Build the daemon's keyword index from the entries table (the writer
         calls this before its first batch; searches use it once built)."""
@@ -256,11 +258,23 @@ class Store:
         self.text_index = index   # writes from now on reach it (after the build's lock)
         return index.build(b.to_pylist() for b in self.scan_batches("entries", None, COLUMNS))
 
+    def build_vector_index(self) -> int:
+        """The same for vectors: exact search over a matrix in memory."""
+        from .vector_index import COLUMNS, VectorIndex
+
+        index = VectorIndex(self.dim)
+        self.vector_index = index
+        return index.build(b.to_pylist() for b in self.scan_batches(
+            "entries", "vector IS NOT NULL", COLUMNS))
+
     def _text(self, op: str, *args) -> None:
-        """Apply a write to the keyword index, outside the table lock (its build
-        holds its own lock while it reads the table). A failure turns it off:
-        searches fall back to the table's full-text index, nothing is lost."""
-        index = self.text_index
+        self._hot("text_index", op, *args)
+
+    def _hot(self, name: str, op: str, *args) -> None:
+        """Apply a write to a hot index, outside the table lock (its build holds
+        its own lock while it reads the table). A failure turns it off:
+        searches fall back to the table's own indexes, nothing is lost."""
+        index = getattr(self, name)
         if index is None:
             return
         try:
@@ -301,6 +315,7 @@ class Store:
             except (OSError, RuntimeError, ValueError) as exc:
                 raise StoreError(f"store delete failed: {exc}", {"retryable": True}) from exc
             self._text("delete_files", chunk)
+            self._hot("vector_index", "delete_files", chunk)
 
     def stored_repos(self) -> set[tuple[str, str]]:
         """Every (realm, repo) that has rows in files, entries or links."""
@@ -326,6 +341,7 @@ class Store:
         except (OSError, RuntimeError, ValueError) as exc:
             raise StoreError(f"store delete failed: {exc}", {"retryable": True}) from exc
         self._text("delete_repo", realm, repo)
+        self._hot("vector_index", "delete_repo", realm, repo)
 
     def _fault(self, op: str) -> None:
         if self.fault_hook is not None:
@@ -486,6 +502,12 @@ class Store:
             elif self.entries.count_rows("vector IS NOT NULL"):
                 self.entries.update(where="vector IS NOT NULL", values={"vector": None, "embed_hash": None})
         self.set_meta("embed_model", model_id)
+        if self.vector_index is not None:   # no vector of the old model may answer
+            from .vector_index import VectorIndex
+
+            fresh = VectorIndex(dim)
+            fresh.ready = True
+            self.vector_index = fresh
         log.info("store model switched model=%s dim=%s", model_id, dim)
         self.ensure_fts(force=True)   # the table may have been rebuilt
         return True
@@ -554,6 +576,8 @@ class Store:
             # Vectors leave the words alone; summaries and annotations do not.
             if rows and any({"summary", "search_text"} & set(u) for u in updates.values()):
                 self._text("upsert", rows)
+            if rows and any("vector" in u for u in updates.values()):
+                self._hot("vector_index", "set_vectors", rows)
         return len(rows)
 
     def rows_needing_summary(self, limit: int, files: bool = False) -> list[dict]:

@@ -201,6 +201,15 @@ class TextIndex:
             return []
         return self._run(self._filtered(q.boolean_query(clauses), filters), limit)
 
+    def rows_by_id(self, ids: list[str]) -> dict[str, dict]:
+        """The stored rows of these entry ids (the vector leg's hits)."""
+        if not ids:
+            return {}
+        q = self._tantivy.Query
+        Occur = self._tantivy.Occur
+        query = q.boolean_query([(Occur.Should, q.term_query(self.schema, "id", i)) for i in ids])
+        return {row["id"]: row for row in self._run(query, len(ids))}
+
     def _filtered(self, query, filters: dict[str, list[str]]):
         """filters: field (or "a|b" for either field) -> values, any of which may match."""
         q = self._tantivy.Query

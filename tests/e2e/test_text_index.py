@@ -68,3 +68,51 @@ def test_filters_and_path_globs_answer_the_same_from_memory_and_the_table(git_re
     # A glob is SQL's job: the table's own full-text index answers it.
     assert {p for p, _ in _found(d, "walrus fetch", path="src/*")} == {"src/a.py"}
     assert {p for p, _ in _found(d, "walrus fetch", path="[l]ib/*")} == {"lib/b.py"}
+
+
+SEEN: list = []
+
+
+def _vectors_in_step(d):
+    store = Store(load_settings().paths.store_dir)
+    status = d.call("status")
+    table = store.count("entries", "vector IS NOT NULL")
+    SEEN[:] = [status["vector_index"], status["queues"], table]   # for a timeout's message
+    return status["vector_index"]["hot"] and status["vector_index"]["vectors"] == table
+
+
+def test_hot_vectors_answer_like_the_table_and_follow_edits(git_repo, daemon):
+    """Semantic answers from the in-memory matrix equal the table's own vector
+    search, order for order, and follow an edit and a delete."""
+    from indexd.enrich.embedder import HashEmbedder
+    from indexd.query.hybrid import fused_search
+    from indexd.query.search import SearchRequest
+
+    for i in range(6):
+        git_repo.write(f"m{i}.py", "".join(f"def fn_{i}_{j}(x):\n    '''Handle case {j} of {i}.'''\n"
+                                           for j in range(5)))
+    git_repo.commit()
+    settings_with_realm("work", git_repo.path)
+    d = daemon()
+    try:
+        wait_until(lambda: d.call("status")["queues"]["embed"] == 0 and _vectors_in_step(d),
+                   timeout=90, what="every vector in memory")
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}; last seen {SEEN}\n{d.output()[-4000:]}") from None
+    assert d.call("status")["vector_index"]["answers_from"] == "memory"
+    table = Store(load_settings().paths.store_dir)   # no hot indexes: the table answers
+    for query in ("handle case 3", "fn 2 1", "of 5"):
+        hot = d.call("search", query=query, mode="semantic", limit=8)["results"]
+        cold = fused_search(table, HashEmbedder(), SearchRequest(query=query, mode="semantic",
+                                                                 limit=8))["results"]
+        assert [(h["path"], h["symbol"]) for h in hot] == [(h["path"], h["symbol"]) for h in cold]
+        assert [round(h["score"], 4) for h in hot] == [round(h["score"], 4) for h in cold]
+
+    git_repo.write("m0.py", "def zz_renamed(x):\n    '''Entirely new words.'''\n")
+    git_repo.rm("m1.py")
+    def settled():
+        res = d.call("search", query="entirely new words", mode="semantic", limit=30, sync=True)
+        paths = {h["path"] for h in res["results"]}
+        return "m1.py" not in paths and any(h["symbol"] == "zz_renamed" for h in res["results"])
+    wait_until(settled, timeout=60, what="edit and delete seen by the vector leg")
+    wait_until(lambda: _vectors_in_step(d), timeout=60, what="matrix == table after edits")
