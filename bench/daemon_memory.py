@@ -93,7 +93,9 @@ def run_config(name: str, corpus: Path, work: Path, window: float, burst_files: 
     env = os.environ | {"INDEXD_HOME": str(home), "HF_HUB_OFFLINE": "1"} | CONFIGS[name]
     subprocess.run([str(BIN / "indexctl"), "realm", "add", "std", str(corpus)], env=env,
                    check=True, capture_output=True)
-    subprocess.run([str(BIN / "indexd"), "index"], env=env, check=True, capture_output=True)
+    # --no-embed: the point is the daemon embedding in the background.
+    subprocess.run([str(BIN / "indexd"), "index", "--no-embed"], env=env, check=True,
+                   capture_output=True)
     log = open(work / f"daemon-{name}.log", "wb")
     t0 = time.perf_counter()
     daemon = subprocess.Popen([str(BIN / "indexd"), "run"], env=env, stdout=log,

@@ -139,7 +139,9 @@ def main(argv=None) -> int:
     subprocess.run([str(BIN / "indexctl"), "realm", "add", "std", str(corpus)], env=env, check=True,
                    capture_output=True)
     t0 = time.perf_counter()
-    subprocess.run([str(BIN / "indexd"), "index"], env=env, check=True, capture_output=True)
+    # --no-embed: with --embed the point is saving while the daemon embeds the corpus.
+    subprocess.run([str(BIN / "indexd"), "index", "--no-embed"], env=env, check=True,
+                   capture_output=True)
     print(f"one-shot index {time.perf_counter() - t0:.1f}s", flush=True)
     log = open(work / "daemon.log", "wb")
     daemon = subprocess.Popen([str(BIN / "indexd"), "run"], env=env, stdout=log, stderr=subprocess.STDOUT)
