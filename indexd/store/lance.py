@@ -264,8 +264,8 @@ class Store:
 
         index = VectorIndex(self.dim)
         self.vector_index = index
-        return index.build(b.to_pylist() for b in self.scan_batches(
-            "entries", "vector IS NOT NULL", COLUMNS))
+        total = self.count("entries", "vector IS NOT NULL")
+        return index.build(self.scan_batches("entries", "vector IS NOT NULL", COLUMNS), total)
 
     def _text(self, op: str, *args) -> None:
         self._hot("text_index", op, *args)

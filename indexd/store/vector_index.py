@@ -40,11 +40,24 @@ class VectorIndex:
         return int(self._live.sum())
 
     # -- writes ---------------------------------------------------------------
-    def build(self, batches: Iterable[list[dict]]) -> int:
+    def build(self, batches: Iterable, total: int = 0) -> int:
+        """From Arrow record batches of COLUMNS (vectors copied column-wise: a
+        Python list per vector would cost ~10x the matrix while building)."""
+        np = self._np
         with self._lock:
-            for rows in batches:
-                for row in rows:
-                    self._put(row)
+            if total > len(self._mat):
+                self._mat = np.zeros((total, self.dim), dtype=np.float32)
+                self._live = np.zeros(total, dtype=bool)
+            for batch in batches:
+                col = batch.column("vector")
+                meta = {f: batch.column(f).to_pylist() for f in self._meta}
+                if col.null_count:   # flatten() would skip the nulls and misalign rows
+                    vectors = col.to_pylist()
+                else:
+                    vectors = col.flatten().to_numpy(zero_copy_only=False).reshape(-1, self.dim)
+                for j in range(len(batch)):
+                    if vectors[j] is not None:
+                        self._put({**{f: meta[f][j] for f in meta}, "vector": vectors[j]})
             self.ready = True
         return self.vectors
 
