@@ -73,6 +73,9 @@ class Settings:
     embed_runtime: str = "auto"                      # auto | onnx | torch (enrich/embedder.py)
     model_cache: str = ""                            # ONNX exports; "" = <cache_dir>/models
     embed_batch: int = 16            # measured: as fast as 32 on CPU, half the wait for a query
+    # Word-pieces a text is cut to: min(model's limit, this); part of the model
+    # id. 512 = the model's own limit (256 for MiniLM); measured in docs/decisions.md.
+    embed_max_tokens: int = 512
     summarize: str = "docstring"                     # off | docstring | llm
     ollama_url: str = "http://127.0.0.1:11434"
     ollama_model: str = ""
@@ -106,6 +109,8 @@ CHOICES = {"summarize": ("off", "docstring", "llm"),
            "embed_runtime": ("auto", "onnx", "torch"),
            "embed_recipe": ("default", "name_doc", "body")}
 EMBED_MODEL_FORMS = ("default", "off", "hash", "ollama:MODEL", "/path/to/model-dir")
+# Integer settings with bounds: outside them is a mistake, not a value to clamp.
+INT_RANGES = {"embed_max_tokens": (32, 512)}
 
 
 def default_paths(env: dict) -> Paths:
@@ -186,11 +191,19 @@ def _coerce(name: str, value, where: str):
         if kind is bool:
             return _bool(value)
         if kind is int:
-            return int(value)
+            return _checked_range(name, int(value), where)
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"{where}: {name} must be {kind.__name__}, got {value!r}",
                           _bad(name, value)) from exc
     return _checked_choice(name, value.strip(), where)
+
+
+def _checked_range(name: str, value: int, where: str) -> int:
+    bounds = INT_RANGES.get(name)
+    if bounds is not None and not bounds[0] <= value <= bounds[1]:
+        raise ConfigError(f"{where}: {name} = {value!r} is out of range; use an integer in "
+                          f"{bounds[0]}..{bounds[1]}", _bad(name, value) | {"range": list(bounds)})
+    return value
 
 
 def _checked_choice(name: str, value: str, where: str) -> str:

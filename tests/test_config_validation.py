@@ -158,3 +158,22 @@ def test_summarize_off_writes_no_summaries(indexd_home, git_repo, daemon):
     store = Store(load_settings().paths.store_dir)
     assert [r for r in store.entries_where(None, ["summary", "summary_source"])
             if r["summary"] or r["summary_source"]] == []
+
+
+@pytest.mark.parametrize("line", ["embed_max_tokens = 31", "embed_max_tokens = 513",
+                                  'embed_max_tokens = "lots"', "embed_max_tokens = true"])
+def test_embed_max_tokens_outside_its_range_is_refused(indexd_home, line):
+    write_config(line + "\n")
+    with pytest.raises(ConfigError, match=r"embed_max_tokens.*config.toml|config.toml.*embed_max_tokens"):
+        load_settings()
+
+
+def test_embed_max_tokens_from_file_and_env(indexd_home, monkeypatch):
+    assert load_settings().embed_max_tokens == 512     # "the model's own limit" (256 for MiniLM)
+    write_config("embed_max_tokens = 128\n")
+    assert load_settings().embed_max_tokens == 128
+    monkeypatch.setenv("INDEXD_EMBED_MAX_TOKENS", "64")
+    assert load_settings().embed_max_tokens == 64
+    monkeypatch.setenv("INDEXD_EMBED_MAX_TOKENS", "1000")
+    with pytest.raises(ConfigError, match=r"INDEXD_EMBED_MAX_TOKENS.*1000.*32\.\.512"):
+        load_settings()

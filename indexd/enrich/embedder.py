@@ -185,7 +185,8 @@ class SentenceTransformerEmbedder(LocalModelEmbedder):
 
     def __init__(self, path: str | os.PathLike, device: str = "cpu",
                  threads: int | None = None, batch_size: int = 32,
-                 name: str | None = None, weights: str | None = None):
+                 name: str | None = None, weights: str | None = None,
+                 max_tokens: int | None = None):
         super().__init__(batch_size)
         directory = Path(path).expanduser()
         if not directory.is_dir():
@@ -193,19 +194,28 @@ class SentenceTransformerEmbedder(LocalModelEmbedder):
         self.path = directory
         self._model = _load_sentence_transformer(directory, device, threads)
         self.dim = int(self._model.get_embedding_dimension())
-        self.max_tokens = int(self._model.max_seq_length or 512)
+        limit = int(self._model.max_seq_length or 512)
+        self.max_tokens = min(limit, max_tokens or limit)
+        # sentence-transformers truncates every text to this (tokenizer and model)
+        self._model.max_seq_length = self.max_tokens
         label = name or directory.name
-        self.model_id = model_id(label, weights or weights_hash(directory), self.dim)
+        self.model_id = model_id(label, weights or weights_hash(directory), self.dim,
+                                 self.max_tokens, limit)
 
     def _run(self, batch: list[str]):
         return self._model.encode(batch, batch_size=self.batch_size, show_progress_bar=False,
                                   convert_to_numpy=True, normalize_embeddings=True)
 
 
-def model_id(label: str, weights: str, dim: int) -> str:
+def model_id(label: str, weights: str, dim: int, max_tokens: int = 0, limit: int = 0) -> str:
     """The same for every runtime of the same weights: their vectors agree
-    (cosine >= 0.9999, tests/enrich), so switching runtime re-embeds nothing."""
-    return f"{label}@{weights[:12]}/{dim}"
+    (cosine >= 0.9999, tests/enrich), so switching runtime re-embeds nothing.
+
+    Texts cut below the model's own ``limit`` give other vectors, so the cut is
+    part of the id (``/128tok``) and the store re-embeds rather than mixing two
+    lengths; at the limit the id stays what it always was."""
+    cut = f"/{max_tokens}tok" if 0 < max_tokens < limit else ""
+    return f"{label}@{weights[:12]}/{dim}{cut}"
 
 
 def _load_sentence_transformer(directory: Path, device: str, threads: int | None):
@@ -384,6 +394,7 @@ def load_embedder(settings, threads: int | None = None) -> Embedder:
                                f"set it in {settings.paths.config_file} or INDEXD_EMBED_RUNTIME",
                                {"embed_runtime": runtime})
     weights = weights_hash(path)
+    max_tokens = getattr(settings, "embed_max_tokens", None)
     if runtime in ("auto", "onnx"):
         from .onnx_embedder import OnnxEmbedder, onnx_model
 
@@ -391,7 +402,7 @@ def load_embedder(settings, threads: int | None = None) -> Embedder:
             cache = Path(settings.model_cache or settings.paths.cache_dir / "models").expanduser()
             onnx_path = onnx_model(path, weights, cache, name or path.name)
             return OnnxEmbedder(path, onnx_path, threads=threads, batch_size=settings.embed_batch,
-                                name=name, weights=weights)
+                                name=name, weights=weights, max_tokens=max_tokens)
         except ModelUnavailable as exc:
             if runtime == "onnx":
                 raise ModelUnavailable(f"{exc.message}; set embed_runtime = \"torch\" or "
@@ -400,7 +411,8 @@ def load_embedder(settings, threads: int | None = None) -> Embedder:
             log.warning("onnx runtime unavailable, using torch: %s", exc.message)
     try:
         return SentenceTransformerEmbedder(path, batch_size=settings.embed_batch, name=name,
-                                           weights=weights, threads=threads)
+                                           weights=weights, threads=threads,
+                                           max_tokens=max_tokens)
     except ModelUnavailable as exc:
         raise ModelUnavailable(f"{exc.message}; {_where_to_set(settings)}",
                                {"embed_model": spec}) from exc

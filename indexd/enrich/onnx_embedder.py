@@ -69,21 +69,23 @@ class OnnxEmbedder(LocalModelEmbedder):
     runtime = "onnx"
 
     def __init__(self, directory: Path, onnx_path: Path, threads: int | None = None,
-                 batch_size: int = 32, name: str | None = None, weights: str = ""):
+                 batch_size: int = 32, name: str | None = None, weights: str = "",
+                 max_tokens: int | None = None):
         super().__init__(min(batch_size, MAX_BATCH))
         self.path = Path(directory)
         try:
             layout = json.loads(onnx_path.with_suffix(".json").read_text())
+            limit = int(layout["max_seq_length"])
+            self.max_tokens = min(limit, max_tokens or limit)
             self._session = _session(onnx_path, threads or default_threads())
-            self._tokenizer = _tokenizer(self.path, int(layout["max_seq_length"]))
+            self._tokenizer = _tokenizer(self.path, self.max_tokens)
         except Exception as exc:  # noqa: BLE001 - any loader failure means "no model"
             raise ModelUnavailable(f"ONNX model {onnx_path} could not be loaded: "
                                    f"{type(exc).__name__}: {exc}") from exc
         self._inputs = [i.name for i in self._session.get_inputs()]
         self._run_options = _run_options()
-        self.max_tokens = int(layout["max_seq_length"])
         self.dim = int(self._session.get_outputs()[0].shape[-1] or layout["dim"])
-        self.model_id = model_id(name or self.path.name, weights, self.dim)
+        self.model_id = model_id(name or self.path.name, weights, self.dim, self.max_tokens, limit)
 
     def _run(self, batch: list[str]):
         import numpy as np

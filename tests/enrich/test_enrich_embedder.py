@@ -153,6 +153,29 @@ def test_runtime_settings(settings, tmp_path, caplog):
     assert "using torch" in caplog.text and "no tokenizer.json" in caplog.text
 
 
+def test_embed_max_tokens_truncates_and_is_part_of_the_model_id(minilm, settings, no_network):
+    """Vectors made at another input length are other vectors: a new model id
+    (so the store re-embeds, never mixes), and text past the limit is ignored
+    by both runtimes alike."""
+    source = Path(inspect.getsourcefile(json.decoder)).read_text()
+    head = source[:1500]                      # far more than 64 word-pieces
+    a, b = head + " alpha beta gamma", head + " unrelated tail words"
+    short = {rt: load_embedder(settings(embed_model="default", embed_runtime=rt,
+                                        embed_max_tokens=64)) for rt in ("onnx", "torch")}
+    for model in short.values():
+        assert model.max_tokens == 64
+        assert model.model_id != minilm.model_id and model.model_id.startswith("all-MiniLM-L6-v2@")
+        va, vb = model.encode([a, b])
+        assert _cos(va, vb) > 0.99999          # the differing tails were cut off
+    assert short["onnx"].model_id == short["torch"].model_id
+    assert _cos(short["onnx"].encode([a])[0], short["torch"].encode([a])[0]) > 0.9999
+    full_a, full_b = minilm.encode([a, b])
+    assert _cos(full_a, short["onnx"].encode([a])[0]) < 0.999   # 256 tokens see more text
+    # the model's own limit (or more) is the default, and keeps the old id: nothing re-embeds
+    at_limit = load_embedder(settings(embed_model="default", embed_max_tokens=512))
+    assert (at_limit.max_tokens, at_limit.model_id) == (256, minilm.model_id)
+
+
 # ------------------------------------------------------------------ hash embedder
 
 def test_hash_embedder_is_deterministic_and_counts_calls():
