@@ -110,7 +110,8 @@ def choose(store, embedder, sets, candidates, mode: str):
 
 
 def describe(p: RankParams) -> str:
-    return json.dumps({"fusion": p.fusion, "rrf_k": p.rrf_k, "weights": p.weights})
+    return json.dumps({"fusion": p.fusion, "rrf_k": p.rrf_k, "weights": p.weights,
+                       "parent_share": p.parent_share})
 
 
 def split(queries, name):
@@ -175,6 +176,9 @@ def main(argv=None) -> int:
             candidates = [replace(p, field_boosts=fields.field_boosts) for p in grid()]
             best, key = choose(store, embedder, sets, candidates, "hybrid")
             print(f"fusion chosen on train: {describe(best)} (train MRR {key[0]:.3f})")
+            shares = [replace(best, parent_share=x) for x in (0.0, 0.1, 0.25, 0.5, 1.0)]
+            best, key = choose(store, embedder, sets, shares, "hybrid")
+            print(f"parent share chosen on train: {best.parent_share} (train MRR {key[0]:.3f})")
             configs.append(("hybrid (train-chosen)", "hybrid", best))
     table = report(store, embedder, sets, configs)
     print(table)

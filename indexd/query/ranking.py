@@ -39,6 +39,7 @@ class RankParams:
     name_words_boost: float = 2.0   # every query word is a word of the entry's name
     file_factor: float = 0.8        # a symbol or section is a more precise answer
     pin_exact: bool = True
+    parent_share: float = 0.0       # a member's fused score lent to its class (see lend_to_parents)
     # Per-field weights of the daemon's keyword index (store/text_index.py).
     field_boosts: dict = field(default_factory=lambda: {"text": 1.0, "name_words": 0.0})
 
@@ -144,6 +145,29 @@ def fuse(legs: dict[str, list[tuple[float, dict]]], key, qclass: str,
                 entry["score"] += w / (params.rrf_k + rank_no + 1)
             entry["match"].append(leg)
     return sorted(fused.values(), key=lambda e: -e["score"])
+
+
+def lend_to_parents(entries: list[dict], share: float) -> list[dict]:
+    """A class whose members match is itself a match: each entry in the pool
+    adds ``share`` x its best member's score (``Barrier.wait`` found means
+    ``Barrier`` is what was asked for more often than not). Only parents
+    already in the pool move; order re-sorted."""
+    if share <= 0:
+        return entries
+    by_key = {(e["row"].get("path"), e["row"].get("qualname")): e for e in entries
+              if e["row"].get("kind") != "file"}
+    best: dict[int, float] = {}
+    for e in entries:
+        qual = e["row"].get("qualname") or ""
+        if "." not in qual or e["row"].get("kind") == "file":
+            continue
+        parent = by_key.get((e["row"].get("path"), qual.rsplit(".", 1)[0]))
+        if parent is not None:
+            best[id(parent)] = max(best.get(id(parent), 0.0), e["score"])
+    if not best:
+        return entries
+    out = [dict(e, score=e["score"] + share * best[id(e)]) if id(e) in best else e for e in entries]
+    return sorted(out, key=lambda e: -e["score"])
 
 
 def same_case(row: dict, query: str) -> bool:
