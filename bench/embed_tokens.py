@@ -1,0 +1,110 @@
+"""Embedding speed at two input lengths (embed_max_tokens), on real entry texts.
+
+    INDEXD_HOME=... .venv/bin/python bench/embed_tokens.py [--realm std] [--texts 500]
+        [--tokens 256,128] [--threads 1,2] [--repeat 3] [--json]
+
+Reads the entry rows of one realm from an indexed store (read only), builds
+each entry's text with the daemon's own recipe (``indexd.enrich.texts``,
+``embed_recipe`` of the settings), and reports:
+
+- how many of the realm's texts are longer than each cut, in the model's own
+  word-pieces (special tokens included, as the model sees them);
+- texts/s of ``--texts`` evenly spaced texts through the daemon's embedder
+  (``load_embedder``: ONNX, its batch size), per cut and thread count, median
+  of ``--repeat`` runs after a warm-up.
+
+Search quality at a cut is measured separately: re-embed a copy of the home
+(``INDEXD_EMBED_MAX_TOKENS=128 indexd index`` re-embeds everything, the model
+id changes) and run ``bench/search_tune.py`` on both (docs/decisions.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from indexd.config import load_settings  # noqa: E402
+from indexd.enrich.embedder import default_model_path, load_embedder  # noqa: E402
+from indexd.enrich.texts import embed_text  # noqa: E402
+from indexd.store import Store  # noqa: E402
+
+COLUMNS = ["id", "path", "lang", "kind", "name", "qualname", "signature", "doc", "summary", "body"]
+
+
+def realm_texts(settings, realm: str) -> list[str]:
+    store = Store(settings.paths.store_dir)
+    rows = store.entries_where(f"realm = '{realm}'", columns=COLUMNS)
+    rows.sort(key=lambda r: r["id"])    # a stable order, so a sample is repeatable
+    return [embed_text(r, settings.embed_recipe) for r in rows]
+
+
+def token_counts(texts: list[str]) -> list[int]:
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(default_model_path() / "tokenizer.json"))
+    tok.no_truncation()
+    tok.no_padding()
+    return [len(e.ids) for e in tok.encode_batch(texts)]
+
+
+def spaced(items: list, n: int) -> list:
+    step = max(1, len(items) // n)
+    return items[::step][:n]
+
+
+def texts_per_s(settings, texts: list[str], tokens: int, threads: int, repeat: int) -> dict:
+    embedder = load_embedder(replace(settings, embed_max_tokens=tokens), threads=threads)
+    embedder.encode(texts[:32])             # warm-up: the first runs allocate
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        embedder.encode(texts)
+        times.append(time.perf_counter() - start)
+    secs = statistics.median(times)
+    return {"tokens": tokens, "threads": threads, "model_id": embedder.model_id,
+            "texts_per_s": round(len(texts) / secs, 1), "seconds": [round(t, 2) for t in times]}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--realm", default="std")
+    ap.add_argument("--texts", type=int, default=500)
+    ap.add_argument("--tokens", default="256,128")
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    settings = replace(load_settings(), embed_model="default")
+    cuts = [int(t) for t in args.tokens.split(",")]
+    texts = realm_texts(settings, args.realm)
+    counts = token_counts(texts)
+    lengths = {"realm": args.realm, "texts": len(texts),
+               "median_tokens": statistics.median(counts),
+               "over": {c: round(sum(n > c for n in counts) / len(counts), 3) for c in cuts}}
+    sample = spaced(texts, args.texts)
+    runs = [texts_per_s(settings, sample, c, t, args.repeat)
+            for t in (int(x) for x in args.threads.split(",")) for c in cuts]
+    report = {"lengths": lengths, "sample": len(sample), "runs": runs,
+              "load": os.getloadavg()[0]}
+    if args.json:
+        print(json.dumps(report))
+        return
+    print(f"{lengths['texts']} {args.realm} texts, median {lengths['median_tokens']} word-pieces; "
+          + ", ".join(f"{v:.1%} over {c}" for c, v in lengths["over"].items()))
+    for r in runs:
+        print(f"tokens={r['tokens']:<4} threads={r['threads']}  {r['texts_per_s']:7.1f} texts/s "
+              f"(median of {r['seconds']} s for {len(sample)})  {r['model_id']}")
+    print(f"load average at the end {report['load']:.2f}")
+
+
+if __name__ == "__main__":
+    main()
