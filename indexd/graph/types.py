@@ -10,7 +10,9 @@ references, python.refs.scm):
 - ``def f(app: App)``, ``app: App = ...``: the annotation, also ``"App"``,
   ``Optional[App]``, ``App | None``;
 - ``self.x = X()`` (or ``self.x: X``) in any method of the class, for ``self.x.m()``;
-- ``App(...).m()``: the class called.
+- ``App(...).m()``: the class called;
+- ``app = apps[k]`` where ``apps`` is annotated ``Dict[str, App]``, ``list[App]``,
+  ``Sequence[App]``, ...: the element type (click: ``option = self._long_opt[opt]``).
 
 Scope: the innermost function that binds the name (then enclosing functions,
 then module level), as Python looks it up. The type counts only when every
@@ -24,7 +26,10 @@ from __future__ import annotations
 
 import re
 
-BIND_KINDS = ("bind_call", "bind_type", "bind_none", "bind")
+BIND_KINDS = ("bind_call", "bind_type", "bind_item", "bind_none", "bind")
+MAPPINGS = ("Dict", "dict", "Mapping", "MutableMapping", "DefaultDict", "defaultdict",
+            "OrderedDict")
+SEQUENCES = ("List", "list", "Sequence", "MutableSequence")
 _DOTTED = re.compile(r"^[A-Za-z_][\w.]*$")
 _GENERIC = re.compile(r"^([\w.]+)\[(.*)\]$")
 
@@ -51,22 +56,67 @@ def receiver_classes(index, f, scope, receiver: str, where: str | None,
         if _DOTTED.match(callee) and _closes_at_end(receiver, len(callee)):
             return callee_classes(index, f, scope, callee, where, classes)
         return []
-    if receiver.startswith("self.") and receiver.count(".") == 1:
+    found, at = _found_bindings(index, f, receiver, where, classes)
+    return _types_of(index, f, scope, found, at, classes) if found else []
+
+
+def _found_bindings(index, f, name: str, where, classes) -> tuple[list, str | None]:
+    """(the bindings of ``name`` or ``self.name`` that a use in ``where`` sees, the scope
+    they are in): ``self.x`` in any method of the class, a name in the innermost scope
+    binding it."""
+    if name.startswith("self.") and name.count(".") == 1:
         cls = next((p for p in _prefixes(where) if p in classes), None)
         if cls is None:
-            return []
-        found = [b for (s, n), bs in _bindings(index, f).items()
-                 if n == receiver and s and s.startswith(cls + ".") and s.count(".") ==
-                 cls.count(".") + 1 for b in bs]
-        return _types_of(index, f, scope, found, cls, classes)
-    if not receiver.isidentifier():
-        return []
+            return [], None
+        return [b for (s, n), bs in _bindings(index, f).items()
+                if n == name and s and s.startswith(cls + ".") and s.count(".") ==
+                cls.count(".") + 1 for b in bs], cls
+    if not name.isidentifier():
+        return [], None
     table = _bindings(index, f)
     for s in _lookup_scopes(where, classes):
-        found = table.get((s, receiver))
-        if found:
-            return _types_of(index, f, scope, found, s, classes)
+        if table.get((s, name)):
+            return table[(s, name)], s
+    return [], None
+
+
+def _item_classes(index, f, scope, container: str, where, classes) -> list[tuple]:
+    """The element class of ``container[k]`` from the container's annotation."""
+    found, _ = _found_bindings(index, f, container, where, classes)
+    parts = [element_classes(index, f, scope, m) for kind, m, _ in found if kind == "bind_type"]
+    return [] if not parts or not all(parts) else _union(parts)
+
+
+def element_classes(index, f, scope, text: str) -> list[tuple]:
+    """``Dict[str, App]`` / ``Mapping[...]`` -> App's class, ``list[App]`` /
+    ``Sequence[App]`` -> App's; [] for anything else."""
+    m = _GENERIC.match(_unquote(text))
+    if not m:
+        return []
+    head, args = m.group(1).rsplit(".", 1)[-1], _split_args(m.group(2))
+    if head in MAPPINGS and len(args) == 2:
+        return annotation_classes(index, f, scope, args[1])
+    if head in SEQUENCES and len(args) == 1:
+        return annotation_classes(index, f, scope, args[0])
     return []
+
+
+def _split_args(text: str) -> list[str]:
+    """``str, Dict[str, A]`` -> [``str``, ``Dict[str, A]``]: commas outside brackets."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += {"[": 1, "]": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            out.append(text[start:i].strip())
+            start = i + 1
+    return out + [text[start:].strip()]
+
+
+def _unquote(text: str) -> str:
+    t = text.strip()
+    if len(t) >= 2 and t[0] in "'\"" and t[-1] == t[0]:
+        t = t[1:-1].strip()
+    return t
 
 
 def _closes_at_end(text: str, start: int) -> bool:
@@ -108,11 +158,12 @@ def _types_of(index, f, scope, found: list[tuple], where, classes) -> list[tuple
     if typed:   # an annotation says what the name holds, whatever is assigned
         parts = [annotation_classes(index, f, scope, t) for t in typed]
         return [] if not all(parts) else _union(parts)
-    known = {line for kind, _, line in found if kind in ("bind_call", "bind_none")}
+    known = {line for kind, _, line in found if kind in ("bind_call", "bind_item", "bind_none")}
     if any(kind == "bind" and line not in known for kind, _, line in found):
         return []
-    parts = [callee_classes(index, f, scope, m, where, classes)
-             for kind, m, _ in found if kind == "bind_call"]
+    parts = [callee_classes(index, f, scope, m, where, classes) if kind == "bind_call"
+             else _item_classes(index, f, scope, m, where, classes)
+             for kind, m, _ in found if kind in ("bind_call", "bind_item")]
     return [] if not parts or not all(parts) else _union(parts)
 
 
@@ -155,9 +206,7 @@ def _callee_defs(index, f, scope, callee: str, where, classes) -> list[tuple]:
 def annotation_classes(index, f, scope, text: str) -> list[tuple]:
     """The classes an annotation names: ``App``, ``"App"``, ``mod.App``,
     ``Optional[App]``, ``Union[App, None]``, ``App | None``; [] for anything else."""
-    t = text.strip()
-    if len(t) >= 2 and t[0] in "'\"" and t[-1] == t[0]:
-        t = t[1:-1].strip()
+    t = _unquote(text)
     m = _GENERIC.match(t)
     if m:
         if m.group(1).rsplit(".", 1)[-1] not in ("Optional", "Union") or "[" in m.group(2):

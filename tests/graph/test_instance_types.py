@@ -19,7 +19,7 @@ FILES = {
                    "def make() -> App:\n    return App()\n\n\n"
                    "def maybe() -> 'Optional[App]':\n    return None\n"),
     "pkg/use.py": (
-        "from typing import Optional\n"
+        "import typing as t\nfrom typing import Optional\n"
         "from pkg import app as appmod\n"
         "from pkg.app import App, make, maybe\n\n\n"
         "def constructed():\n    a = App()\n    return a.run()\n\n\n"
@@ -38,7 +38,13 @@ FILES = {
         "class Holder:\n    def __init__(self):\n        self.app = App()\n        self.none = None\n\n"
         "    def go(self):\n        return self.app.run()\n\n"
         "    def factory(self) -> App:\n        return App()\n\n"
-        "    def from_factory(self):\n        a = self.factory()\n        return a.run()\n"),
+        "    def from_factory(self):\n        a = self.factory()\n        return a.run()\n\n\n"
+        # click's parser: option = self._long_opt[opt]; option.process(...)
+        "class Registry:\n    def __init__(self):\n        self.by_name: t.Dict[str, App] = {}\n"
+        "        self.plain = {}\n\n"
+        "    def lookup(self, key):\n        a = self.by_name[key]\n        return a.run()\n\n"
+        "    def untyped(self, key):\n        a = self.plain[key]\n        return a.run()\n\n\n"
+        "def items(apps: 'list[App]'):\n    first = apps[0]\n    return first.run()\n"),
     "tests/test_use.py": ("from pkg.use import constructed\n\n\n"
                           "def test_constructed():\n    assert constructed() == 2\n"),
 }
@@ -102,8 +108,13 @@ def test_a_module_variable(graph):
     assert RUN in calls(graph, "uses_module_var")
 
 
+@pytest.mark.parametrize("symbol", ["Registry.lookup", "items"])
+def test_an_item_of_an_annotated_mapping_or_list(graph, symbol):
+    assert RUN in calls(graph, symbol)
+
+
 @pytest.mark.parametrize("symbol", ["unknown", "rebound", "plain_param", "unresolvable",
-                                    "shadows_module_var"])
+                                    "shadows_module_var", "Registry.untyped"])
 def test_an_unknown_type_is_never_inferred(graph, symbol):
     assert not {c for c in calls(graph, symbol) if c[2] == "inferred"}, calls(graph, symbol)
 

@@ -96,12 +96,14 @@
 ; What a name (or self.attr) is bound to, for instance types (graph/types.py):
 ;   reference.bind_call  `x = C(...)` / `x = f(...)`, @module = the callee as written
 ;   reference.bind_type  `x: T = ...`, `def f(x: T)`, @module = the annotation
+;   reference.bind_item  `x = d[k]`, @module = the container (`d: Dict[str, C]` gives C)
 ;   reference.bind_none  `x = None` (no type either way)
 ;   reference.bind       any other binding: assignments, parameters, for, with (unknown)
 ;   reference.returns    `def f() -> T`, @name = the function, @module = T
 (assignment left: (identifier) @name right: (call function: (_) @module)) @reference.bind_call
 (assignment left: (identifier) @name type: (type) @module) @reference.bind_type
 (assignment left: (identifier) @name right: (none)) @reference.bind_none
+(assignment left: (identifier) @name right: (subscript value: (_) @module)) @reference.bind_item
 (assignment left: (identifier) @name) @reference.bind
 (assignment
   left: (attribute object: (identifier) @_self attribute: (identifier)) @name
