@@ -68,9 +68,7 @@ def _found_bindings(index, f, name: str, where, classes) -> tuple[list, str | No
         cls = next((p for p in _prefixes(where) if p in classes), None)
         if cls is None:
             return [], None
-        return [b for (s, n), bs in _bindings(index, f).items()
-                if n == name and s and s.startswith(cls + ".") and s.count(".") ==
-                cls.count(".") + 1 for b in bs], cls
+        return _self_bindings(index, f).get((cls, name), []), cls
     if not name.isidentifier():
         return [], None
     table = _bindings(index, f)
@@ -78,6 +76,19 @@ def _found_bindings(index, f, name: str, where, classes) -> tuple[list, str | No
         if table.get((s, name)):
             return table[(s, name)], s
     return [], None
+
+
+def _self_bindings(index, f) -> dict[tuple, list[tuple]]:
+    """(class, ``self.x``) -> the bindings of ``self.x`` in the class's methods (one pass
+    per file: a lookup per receiver would be quadratic on a big class)."""
+    key = ("self_binds", f.repo, f.path)
+    if key not in index.memo:
+        out: dict[tuple, list[tuple]] = {}
+        for (s, n), bs in _bindings(index, f).items():
+            if s and "." in s and n.startswith("self."):
+                out.setdefault((s.rsplit(".", 1)[0], n), []).extend(bs)
+        index.memo[key] = out
+    return index.memo[key]
 
 
 def _item_classes(index, f, scope, container: str, where, classes) -> list[tuple]:

@@ -140,3 +140,33 @@ def test_editing_a_return_annotation_elsewhere_recomputes_its_users(tree):
                                                                  "def make() -> Other:"))
     g.update_file(parse_file("r", repo, "pkg/app.py"))
     assert ("pkg/app.py", "Other.run", "inferred") in calls(g, "returned")
+
+
+def _big_class(n: int) -> str:
+    """One class, n methods, each binding its own self attribute and calling it."""
+    lines = ["from pkg.app import App\n\n\nclass Big:\n"]
+    for i in range(n):
+        lines.append(f"    def m{i}(self):\n        self.a{i} = App()\n        return self.a{i}.run()\n\n")
+    return "".join(lines)
+
+
+def test_typing_self_attributes_scales_linearly(tree):
+    """4x the methods (n/2 -> 2n) must cost < 8x the CPU: linear 4x, quadratic 16x (a
+    lookup of each receiver through all of the class's bindings was quadratic)."""
+    from graph_helpers import parse_file
+    from testlib import cost_ratio
+
+    from indexd.graph import Graph
+
+    graphs = {}
+    for n in (1000, 4000):
+        repo = tree(f"big{n}", dict(FILES, **{"pkg/big.py": _big_class(n)}))
+        graphs[n] = (Graph().build([parse_file("r", repo, p) for p in FILES]),
+                     parse_file("r", repo, "pkg/big.py"))
+    for g, facts in graphs.values():     # one warm-up, and the edges are really there
+        g.update_file(facts)
+        assert RUN in {(e.dst_path, e.dst_symbol, e.how) for e in g.edges(["calls"])
+                       if e.src_path == "pkg/big.py"}
+    ratio = cost_ratio(lambda: graphs[1000][0].update_file(graphs[1000][1]),
+                       lambda: graphs[4000][0].update_file(graphs[4000][1]), 8)
+    assert ratio < 8, f"4x the methods cost {ratio:.1f}x the CPU"
