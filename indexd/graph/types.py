@@ -57,7 +57,12 @@ def receiver_classes(index, f, scope, receiver: str, where: str | None,
             return callee_classes(index, f, scope, callee, where, classes)
         return []
     found, at = _found_bindings(index, f, receiver, where, classes)
-    return _types_of(index, f, scope, found, at, classes) if found else []
+    if not found:
+        return []
+    key = ("types", f.repo, f.path, at, receiver)     # one answer per binding scope
+    if key not in index.memo:
+        index.memo[key] = _types_of(index, f, scope, found, at, classes)
+    return index.memo[key]
 
 
 def _found_bindings(index, f, name: str, where, classes) -> tuple[list, str | None]:
