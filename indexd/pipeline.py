@@ -34,6 +34,28 @@ from .store.rows import entry_rows, link_rows
 log = logging.getLogger(__name__)
 
 WRITE_BATCH = 256          # files per store commit
+
+
+def _extractor_version() -> str:
+    """A digest of everything that decides what a file yields (parsers, their
+    tree-sitter queries, the row builder, identifier splitting): an upgrade
+    that changes any of it re-parses files whose content did not change."""
+    import hashlib
+
+    root = Path(__file__).parent
+    parts = sorted((root / "parse").rglob("*.py")) + sorted((root / "parse").rglob("*.scm"))
+    parts += [root / "store" / "rows.py", root / "words.py"]
+    digest = hashlib.sha256()
+    for path in parts:
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+EXTRACTOR_VERSION = _extractor_version()
+
+
+def _extractor_key(realm: str, repo: str) -> str:
+    return f"extractor:{realm}\x1f{repo}"
 POOL_THRESHOLD = 64        # below this many files, parse inline
 
 
@@ -69,6 +91,8 @@ class Plan:
     unchanged: int = 0
     skipped: list[FileRecord] = field(default_factory=list)
     repaired: int = 0                  # files forced to reparse by the count check
+    full: bool = False                 # the whole tree was planned (not some paths)
+    outdated: bool = False             # the repo's rows came from another extractor
 
 
 @dataclass
@@ -153,7 +177,13 @@ class Indexer:
     def plan_repo(self, realm: str, repo: str, only: Iterable[str] | None = None) -> Plan:
         """Compare the tree (or only these repo-relative paths) with the store."""
         known = self.store.file_records(realm=realm, repo=repo)
-        plan = Plan(realm=realm, repo=repo)
+        plan = Plan(realm=realm, repo=repo, full=only is None)
+        if known and self.store.get_meta(_extractor_key(realm, repo)) != EXTRACTOR_VERSION:
+            # Rows of an older parser: every file is parsed again, changed or not.
+            log.info("extractor changed, reparsing realm=%s repo=%s files=%d", realm, repo,
+                     len(known))
+            plan.outdated = True
+            known = {p: replace(rec, size=-1, hash="") for p, rec in known.items()}
         if not Path(repo).is_dir():
             log.warning("repo missing realm=%s repo=%s", realm, repo)
             plan.deleted = [file_key(realm, repo, p) for p in known]
@@ -245,6 +275,7 @@ class Indexer:
         deleted = [key for plan in plans for key in plan.deleted]
         deleted += report.vanished
         self.store.delete_files(deleted)
+        self._record_extractor(plans)
         report.deleted = len(deleted)
         report.changed_paths.extend(tuple(k.split("\x1f")) for k in deleted)
         if report.parsed or report.deleted:
@@ -252,6 +283,14 @@ class Indexer:
         report.seconds = time.monotonic() - started
         self.on_progress({"event": "done", **report.to_json()})
         return report
+
+    def _record_extractor(self, plans: list[Plan]) -> None:
+        """A repo whose whole tree was just planned holds this extractor's rows
+        (or none yet): recorded so the next run parses only what changed."""
+        for plan in plans:
+            key = _extractor_key(plan.realm, plan.repo)
+            if plan.full and self.store.get_meta(key) != EXTRACTOR_VERSION:
+                self.store.set_meta(key, EXTRACTOR_VERSION)
 
     def _account(self, outcome: Outcome, report: Report, pending, touched, job: Job) -> None:
         if outcome.vanished:
