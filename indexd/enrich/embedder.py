@@ -22,6 +22,7 @@ import math
 import os
 import re
 import threading
+from collections import OrderedDict
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -34,6 +35,7 @@ DEFAULT_NAME = "all-MiniLM-L6-v2"
 # docs/decisions.md), else torch; onnx / torch: exactly that one.
 RUNTIMES = ("auto", "onnx", "torch")
 ENV_KEY = "INDEXD_EMBED_MODEL"
+QUERY_CACHE = 256   # query vectors kept (1.5 KB each for MiniLM)
 _WEIGHT_GLOBS = ("*.safetensors", "pytorch_model*.bin", "*.onnx", "*.bin")
 
 
@@ -129,6 +131,7 @@ class LocalModelEmbedder:
         self._turn = threading.Condition()     # who may use the model next
         self._busy = False
         self._queries_waiting = 0
+        self._query_cache: OrderedDict[str, list[float]] = OrderedDict()
 
     def encode(self, texts: list[str]) -> list[list[float]]:
         if not texts:
@@ -146,10 +149,21 @@ class LocalModelEmbedder:
         return out
 
     def encode_query(self, text: str) -> list[float]:
+        # Editors and agents repeat queries (as-you-type, refreshes, retries):
+        # the last QUERY_CACHE are answered without the model.
         with self._lock:
+            cached = self._query_cache.get(text)
+            if cached is not None:
+                self._query_cache.move_to_end(text)
+                return cached
             self.calls += 1
             self.texts_encoded += 1
-        return self._encode_batch([text], True)[0]
+        vec = self._encode_batch([text], True)[0]
+        with self._lock:
+            self._query_cache[text] = vec
+            while len(self._query_cache) > QUERY_CACHE:
+                self._query_cache.popitem(last=False)
+        return vec
 
     def _encode_batch(self, batch: list[str], query: bool) -> list[list[float]]:
         # One batch at a time: fast tokenizers are not safe to share between

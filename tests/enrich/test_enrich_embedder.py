@@ -105,6 +105,22 @@ def test_counters_and_empty_input(minilm):
     assert (minilm.calls - calls, minilm.texts_encoded - texts) == (2, 4)
 
 
+def test_a_repeated_query_is_answered_without_the_model(minilm):
+    from indexd.enrich.embedder import QUERY_CACHE
+
+    first = minilm.encode_query("parse a date string into a datetime")
+    calls = minilm.calls
+    assert minilm.encode_query("parse a date string into a datetime") == first
+    assert minilm.calls == calls                      # from the cache
+    minilm.encode_query("another query")
+    assert minilm.calls == calls + 1
+    for i in range(QUERY_CACHE):                      # bounded: the oldest go
+        minilm.encode_query(f"filler query {i}")
+    before = minilm.calls
+    assert minilm.encode_query("parse a date string into a datetime") == pytest.approx(first)
+    assert minilm.calls == before + 1
+
+
 def test_model_id_stable_across_loads(minilm, no_network):
     again = SentenceTransformerEmbedder(default_model_path(), name="all-MiniLM-L6-v2")
     assert again.model_id == minilm.model_id
