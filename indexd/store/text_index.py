@@ -159,12 +159,6 @@ class TextIndex:
             self._writer.delete_documents_by_query(self._and_terms({"realm": realm, "repo": repo}))
             self._commit()
 
-    def reset(self) -> None:
-        with self._lock:
-            self._writer.delete_all_documents()
-            self._commit()
-            self.ready = False
-
     def _commit(self) -> None:
         self._writer.commit()
         self.index.reload()

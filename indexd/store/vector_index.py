@@ -87,11 +87,6 @@ class VectorIndex:
                     self._drop(i)
                 self._put(row)
 
-    def clear_vectors(self) -> None:
-        """A model switch: every vector is gone until the embed stage refills."""
-        with self._lock:
-            self._live[:] = False
-
     def _put(self, row: dict) -> None:
         vec = row.get("vector")
         if vec is None or len(vec) != self.dim:
