@@ -31,6 +31,9 @@ EDGE_KINDS = ("imports", "references", "calls", "tests", "documents", "config", 
               "package", "import_time")
 
 
+RELATED_TOP = 3   # search hits that get graph neighbours
+
+
 class Relations:
     def __init__(self, store, settings_provider):
         self.store = store
@@ -205,12 +208,14 @@ class Relations:
             except KeyError as exc:
                 raise RealmError(_unknown(target, exc)) from None
 
-    def related(self, hits: list[dict], limit: int = 3) -> None:
-        """Fill ``related`` on search hits (best effort; empty while building)."""
+    def related(self, hits: list[dict], limit: int = 3, top: int = RELATED_TOP) -> None:
+        """Fill ``related`` on the first ``top`` search hits (best effort; empty
+        while building, and for the hits below): 10 hits cost 4.4 ms on the
+        stdlib, as much as the search itself."""
         graph = self.graph
-        for hit in hits:
+        for n, hit in enumerate(hits):
             hit["related"] = []
-            if graph is None:
+            if graph is None or n >= top:
                 continue
             with self.lock:
                 try:

@@ -87,3 +87,22 @@ def test_files_mode_ranks_each_file_once_by_its_best_entry(git_repo, daemon):
             raise AssertionError("files='yes' accepted")
         except Exception as exc:  # noqa: BLE001 - the error type is the point
             assert "files must be true or false" in str(exc)
+
+
+def test_related_neighbours_for_the_top_results_only(git_repo, daemon):
+    """Graph neighbours are worth it for what a person reads first; for ten hits
+    they cost as much as the search itself."""
+    git_repo.write("lib.py", "def quokka_core():\n    return 1\n")
+    for i in range(5):
+        git_repo.write(f"use{i}.py", f"from lib import quokka_core\n\n\ndef quokka_user_{i}():\n"
+                       "    return quokka_core()\n")
+    git_repo.commit()
+    settings_with_realm("work", git_repo.path)
+    d = daemon()
+    def search():
+        return d.call("search", query="quokka", mode="keyword", limit=10)["results"]
+    # The graph takes the batch's edges just after the rows are searchable.
+    wait_until(lambda: any(h["related"] for h in search()[:3]), timeout=60,
+               what="graph neighbours on the top hits")
+    hits = search()
+    assert len(hits) > 3 and all(h["related"] == [] for h in hits[3:])
