@@ -29,6 +29,7 @@ from .errors import ConfigError, InvalidParams, RealmError
 from .graph.coverage import CoverageIndex
 from .model import file_key
 from .realms import locate
+from .words import dotted_module
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +58,7 @@ class NamedTest:
     def matches(self, rel: str, module: str | None) -> bool:
         if self.path is not None:
             return rel == self.path or rel.endswith("/" + self.path)
-        dotted = _module_of(rel)
+        dotted = dotted_module(rel)
         return dotted == module or dotted.endswith("." + module)
 
 
@@ -75,12 +76,6 @@ def parse_context(context: str) -> NamedTest | None:
     if "." in base and "/" not in base and " " not in base:
         return NamedTest(dotted=_PARAM_ID.sub("", base))
     return None
-
-
-def _module_of(rel: str) -> str:
-    stem = rel[:-3] if rel.endswith(".py") else rel
-    dotted = stem.replace("/", ".")
-    return dotted[: -len(".__init__")] if dotted.endswith(".__init__") else dotted
 
 
 # -- reading (I/O at the edge) -------------------------------------------------

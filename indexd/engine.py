@@ -253,7 +253,7 @@ class Engine:
     def _worker(self) -> None:
         # The graph and the hot keyword index are built here, by the single
         # writer, so no batch can slip between a build's read and its first update.
-        self._build_text_index()
+        self._build_hot_indexes()
         self.relations.build()
         while True:
             with self.cond:
@@ -274,7 +274,7 @@ class Engine:
         return {"hot": hot, "vectors": index.vectors if index is not None else 0,
                 "answers_from": "memory" if hot else "table"}
 
-    def _build_text_index(self) -> None:
+    def _build_hot_indexes(self) -> None:
         try:
             self.store.build_text_index()
         except Exception as exc:  # noqa: BLE001 - the table's own FTS still answers

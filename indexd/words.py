@@ -28,3 +28,12 @@ def expand_text(text: str) -> str:
         if len(parts) > 1:
             extra.extend(parts)
     return text if not extra else f"{text} {' '.join(extra)}"
+
+
+def dotted_module(path: str) -> str:
+    """``logging/handlers.py`` -> ``logging.handlers``; a package's __init__ is the package."""
+    stem = re.sub(r"\.[A-Za-z0-9]+$", "", path)
+    parts = [p for p in stem.split("/") if p]
+    if parts and parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..words import split_identifier
+from ..words import dotted_module, split_identifier
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
@@ -52,15 +52,6 @@ def query_class(query: str) -> str:
     return "identifier" if _IDENT.match(query.strip()) else "text"
 
 
-def module_of(path: str) -> str:
-    """``logging/handlers.py`` -> ``logging.handlers``; a package's __init__ is the package."""
-    stem = re.sub(r"\.[A-Za-z0-9]+$", "", path)
-    parts = [p for p in stem.split("/") if p]
-    if parts and parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
-
-
 def is_exact(row: dict, query: str) -> bool:
     """The query names this entry: its name, qualified name, a dotted suffix of
     it, or the module path plus qualified name (``subprocess.run``)."""
@@ -69,36 +60,14 @@ def is_exact(row: dict, query: str) -> bool:
         return False
     name = (row.get("name") or "").lower()
     if row.get("kind") == "file":   # a module by its dotted name, or the file by its name
-        return q in (name, module_of(row.get("path") or "").lower())
+        return q in (name, dotted_module(row.get("path") or "").lower())
     qual = (row.get("qualname") or "").lower()
     if q in (name, qual) or (qual and qual.endswith("." + q)):
         return True
     if "." in q and qual:
-        full = f"{module_of(row.get('path') or '').lower()}.{qual}"
+        full = f"{dotted_module(row.get('path') or '').lower()}.{qual}"
         return full == q or full.endswith("." + q)
     return False
-
-
-def exact_where(query: str) -> str | None:
-    """SQL for the rows ``is_exact`` can accept (a superset; is_exact decides)."""
-    q = query.strip()
-    if query_class(q) != "identifier":
-        return None
-    parts = q.lower().split(".")
-    low, last = _sql(q.lower()), _sql(parts[-1])
-    clauses = [f"lower(name) = {low}", f"lower(qualname) = {low}",
-               f"(kind = 'file' AND lower(name) LIKE {_sql(parts[-1] + '.%')})"]
-    if len(parts) == 1:
-        clauses.append(f"lower(name) = {last}")
-    else:   # the part before the name is its class or its module: narrows `subprocess.run`
-        near = _sql("%" + parts[-2] + "%")
-        clauses.append(f"(lower(name) = {last} AND (lower(qualname) LIKE {near} "
-                       f"OR lower(path) LIKE {near}))")
-    return "(" + " OR ".join(clauses) + ")"
-
-
-def _sql(value: str) -> str:
-    return "'" + value.replace("'", "''") + "'"
 
 
 def keyword_score(row: dict, terms: list[str], query: str, params: RankParams) -> float:
@@ -175,7 +144,7 @@ def same_case(row: dict, query: str) -> bool:
     q = query.strip()
     qual = row.get("qualname") or ""
     return q in (row.get("name"), qual) or qual.endswith("." + q) or \
-        f"{module_of(row.get('path') or '')}.{qual}".endswith(q)
+        f"{dotted_module(row.get('path') or '')}.{qual}".endswith(q)
 
 
 def pin_exact(entries: list[dict], query: str, params: RankParams) -> list[dict]:

@@ -16,7 +16,7 @@ from fnmatch import fnmatch
 from ..errors import InvalidParams
 from ..model import SearchHit
 from ..words import split_identifier
-from .ranking import DEFAULT_PARAMS, RankParams, exact_where, is_exact, keyword_score
+from .ranking import DEFAULT_PARAMS, RankParams, is_exact, keyword_score, query_class
 
 MAX_LIMIT = 500
 # "function" is what people type for methods too.
@@ -109,6 +109,24 @@ def build_where(req: SearchRequest) -> str | None:
         if like is not None:
             clauses.append(f"path LIKE {_sql(like)}")
     return " AND ".join(clauses) or None
+
+
+def exact_where(query: str) -> str | None:
+    """SQL for the rows ``is_exact`` can accept (a superset; is_exact decides)."""
+    q = query.strip()
+    if query_class(q) != "identifier":
+        return None
+    parts = q.lower().split(".")
+    low, last = _sql(q.lower()), _sql(parts[-1])
+    clauses = [f"lower(name) = {low}", f"lower(qualname) = {low}",
+               f"(kind = 'file' AND lower(name) LIKE {_sql(parts[-1] + '.%')})"]
+    if len(parts) == 1:
+        clauses.append(f"lower(name) = {last}")
+    else:   # the part before the name is its class or its module: narrows `subprocess.run`
+        near = _sql("%" + parts[-2] + "%")
+        clauses.append(f"(lower(name) = {last} AND (lower(qualname) LIKE {near} "
+                       f"OR lower(path) LIKE {near}))")
+    return "(" + " OR ".join(clauses) + ")"
 
 
 def query_terms(query: str) -> list[str]:

@@ -245,7 +245,7 @@ class Store:
                 self._swap(self.files, "key", keys, files, S.FILES)
         except (OSError, RuntimeError, ValueError) as exc:
             raise StoreError(f"store write failed: {exc}", {"retryable": True}) from exc
-        self._text("replace_files", keys, entries)
+        self._hot("text_index", "replace_files", keys, entries)
         self._hot("vector_index", "replace_files", keys, entries)
 
     # -- the hot keyword and vector indexes ---------------------------------
@@ -266,9 +266,6 @@ class Store:
         self.vector_index = index
         total = self.count("entries", "vector IS NOT NULL")
         return index.build(self.scan_batches("entries", "vector IS NOT NULL", COLUMNS), total)
-
-    def _text(self, op: str, *args) -> None:
-        self._hot("text_index", op, *args)
 
     def _hot(self, name: str, op: str, *args) -> None:
         """Apply a write to a hot index, outside the table lock (its build holds
@@ -314,7 +311,7 @@ class Store:
                     self.files.delete(_in_list("key", chunk))
             except (OSError, RuntimeError, ValueError) as exc:
                 raise StoreError(f"store delete failed: {exc}", {"retryable": True}) from exc
-            self._text("delete_files", chunk)
+            self._hot("text_index", "delete_files", chunk)
             self._hot("vector_index", "delete_files", chunk)
 
     def stored_repos(self) -> set[tuple[str, str]]:
@@ -340,7 +337,7 @@ class Store:
                                      f"OR dst_repo = {_sql(repo)})")
         except (OSError, RuntimeError, ValueError) as exc:
             raise StoreError(f"store delete failed: {exc}", {"retryable": True}) from exc
-        self._text("delete_repo", realm, repo)
+        self._hot("text_index", "delete_repo", realm, repo)
         self._hot("vector_index", "delete_repo", realm, repo)
 
     def _fault(self, op: str) -> None:
@@ -575,7 +572,7 @@ class Store:
                     self.entries.add(pa.Table.from_pylist(rows, schema=S.entries_schema(self.dim)))
             # Vectors leave the words alone; summaries and annotations do not.
             if rows and any({"summary", "search_text"} & set(u) for u in updates.values()):
-                self._text("upsert", rows)
+                self._hot("text_index", "upsert", rows)
             if rows and any("vector" in u for u in updates.values()):
                 self._hot("vector_index", "set_vectors", rows)
         return len(rows)

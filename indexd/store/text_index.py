@@ -19,7 +19,7 @@ import logging
 import threading
 from typing import Iterable
 
-from ..words import split_identifier
+from ..words import dotted_module, split_identifier
 
 log = logging.getLogger(__name__)
 
@@ -72,14 +72,6 @@ def _schema():
     return b.build()
 
 
-def _module(path: str) -> str:
-    stem = path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path
-    parts = [p for p in stem.split("/") if p]
-    if parts and parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts).lower()
-
-
 def _doc_fields(row: dict) -> dict:
     qual = row.get("qualname") or ""
     name = row.get("name") or ""
@@ -88,7 +80,8 @@ def _doc_fields(row: dict) -> dict:
         "name_words": " ".join(split_identifier(qual or name)),
         "name_lc": name.lower(), "qualname_lc": qual.lower(),
         # A file answers to its module's dotted name (`logging.handlers`).
-        "module_lc": _module(row.get("path") or "") if row.get("kind") == "file" else "",
+        "module_lc": (dotted_module(row.get("path") or "").lower()
+                      if row.get("kind") == "file" else ""),
     }
     for key in RAW_FIELDS[:7]:
         fields[key] = row.get(key) or ""
