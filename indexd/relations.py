@@ -130,6 +130,8 @@ class Relations:
 
     # -- queries -------------------------------------------------------------
     def _ready(self) -> Graph:
+        """The current graph, waiting for a rebuild under way. Never call it
+        holding ``self.lock``: the rebuild takes the lock to publish its graph."""
         if self.graph is None and self.built_at is not None:
             self._built.wait(REBUILD_WAIT_S)   # a rebuild is under way
         if self.graph is None:
@@ -155,8 +157,8 @@ class Relations:
         kinds = self._kinds(kw.get("kinds"))
         if kinds is not None and "tests" not in kinds:
             return result
+        graph = self._ready()   # waits outside the lock: the rebuild needs it to publish
         with self.lock:
-            graph = self._ready()
             try:
                 seeds = graph.resolve_target(target)
             except KeyError:   # the graph was replaced meanwhile: static tests only
@@ -298,9 +300,10 @@ class Relations:
                     raise LookupError("no committed version" if realms else "repo in no realm")
                 for realm in realms:
                     facts = committed_facts(realm, repo, path, text)
+                    graph = self._ready()   # never wait while holding the lock
                     with self.lock:
-                        got = self._ready().impact_as_committed(facts, targets, depth, pending,
-                                                                limit=None)
+                        got = graph.impact_as_committed(facts, targets, depth, pending,
+                                                        limit=None)
                     out += [r for r in got.values() if r is not None]
                     doubts += [f"cannot tell what used {t}: not in the committed version"
                                for t, r in got.items() if r is None]

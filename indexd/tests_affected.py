@@ -79,8 +79,8 @@ def _diff_changes(repo: str | None, since: str | None, staged: bool) -> list[dic
 
 def _target_changes(rel, targets: list[str]) -> list[dict]:
     out = []
+    graph = rel._ready()   # outside the lock, which a rebuild needs to publish
     with rel.lock:
-        graph = rel._ready()
         for target in targets:
             try:
                 nodes = graph.resolve_target(target)
