@@ -158,7 +158,7 @@ def load_settings(env: dict | None = None, flags: dict | None = None,
             if name not in _SCALARS:
                 raise ConfigError(f"unknown setting {name!r}")
             put(name, value, f"--{name.replace('_', '-')}")
-    realms = _realms(raw.get("realms", {}), paths.config_file)
+    realms = realms_from(raw.get("realms", {}), paths.config_file)
     return Settings(paths=paths, realms=realms, **values)
 
 
@@ -249,7 +249,8 @@ def _bool(value) -> bool:
     raise ValueError(f"not a boolean: {value!r}")
 
 
-def _realms(raw, where: Path) -> dict:
+def realms_from(raw, where: Path) -> dict:
+    """The [realms] table as {name: (repo, ...)}; also what config_edit edits."""
     if not isinstance(raw, dict):
         raise ConfigError(f"{where}: [realms] must be a table of name = [paths]")
     realms = {}
@@ -264,37 +265,3 @@ def _realms(raw, where: Path) -> dict:
 
 def with_realms(settings: Settings, realms: dict) -> Settings:
     return replace(settings, realms=realms)
-
-
-def save_realms(paths: Paths, realms: dict) -> None:
-    """Rewrite the [realms] table of config.toml, keeping every other line."""
-    path = paths.config_file
-    path.parent.mkdir(parents=True, exist_ok=True)
-    kept = _lines_outside_realms(path.read_text(encoding="utf-8") if path.exists() else "")
-    out = kept.rstrip("\n")
-    out += ("\n\n" if out else "") + "[realms]\n"
-    for name in sorted(realms):
-        items = ", ".join(_toml_str(r) for r in realms[name])
-        out += f"{_toml_key(name)} = [{items}]\n"
-    tmp = path.with_suffix(".toml.tmp")
-    tmp.write_text(out, encoding="utf-8")
-    os.replace(tmp, path)
-
-
-def _lines_outside_realms(text: str) -> str:
-    keep, inside = [], False
-    for line in text.splitlines():
-        stripped = line.strip()
-        if stripped.startswith("["):
-            inside = stripped.startswith("[realms")
-        if not inside:
-            keep.append(line)
-    return "\n".join(keep)
-
-
-def _toml_str(s: str) -> str:
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def _toml_key(s: str) -> str:
-    return s if s.replace("-", "").replace("_", "").isalnum() else _toml_str(s)

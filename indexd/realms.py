@@ -1,4 +1,5 @@
-"""Realm membership: validate and edit the [realms] table of config.toml.
+"""Realm membership: validate and edit the [realms] table of config.toml
+(through config_edit: locked, atomic, the user's comments kept).
 
 Used by the CLI when no daemon runs and by the daemon's realm.* methods, so
 there is one implementation of the rules. No engine imports.
@@ -9,7 +10,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .config import Settings, save_realms
+from .config import Settings
+from .config_edit import edit_realms
 from .errors import ConfigError, RealmError
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -29,33 +31,36 @@ def add_repos(settings: Settings, realm: str, paths: list[str]) -> dict:
         raise ConfigError(f"bad realm name {realm!r}: use letters, digits, '_', '.', '-'")
     if not paths:
         raise RealmError("realm add needs at least one path")
-    realms = {k: list(v) for k, v in settings.realms.items()}
-    repos = realms.setdefault(realm, [])
-    added = []
-    for path in paths:
-        repo = normalise_repo(path)
-        if repo not in repos:
-            repos.append(repo)
-            added.append(repo)
-    save_realms(settings.paths, realms)
-    return {"realm": realm, "added": added, "repos": repos}
+    wanted = [normalise_repo(p) for p in paths]
+
+    def add(realms: dict[str, list[str]]) -> dict:   # the file's current realms, not ours
+        repos = realms.setdefault(realm, [])
+        added = []
+        for repo in wanted:
+            if repo not in repos:
+                repos.append(repo)
+                added.append(repo)
+        return {"realm": realm, "added": added, "repos": list(repos)}
+
+    return edit_realms(settings.paths, add)
 
 
 def remove_repos(settings: Settings, realm: str, paths: list[str] | None) -> dict:
-    if realm not in settings.realms:
-        raise RealmError(f"unknown realm {realm!r}")
-    realms = {k: list(v) for k, v in settings.realms.items()}
-    if not paths:
-        removed = realms.pop(realm)
-    else:
-        targets = {str(Path(p).expanduser().resolve()) for p in paths}
+    targets = {str(Path(p).expanduser().resolve()) for p in paths or ()}
+
+    def remove(realms: dict[str, list[str]]) -> dict:
+        if realm not in realms:
+            raise RealmError(f"unknown realm {realm!r}")
+        if not targets:
+            return {"realm": realm, "removed": realms.pop(realm)}
         removed = [r for r in realms[realm] if r in targets]
         missing = targets - set(removed)
         if missing:
             raise RealmError(f"not in realm {realm!r}: {', '.join(sorted(missing))}")
         realms[realm] = [r for r in realms[realm] if r not in targets]
-    save_realms(settings.paths, realms)
-    return {"realm": realm, "removed": removed}
+        return {"realm": realm, "removed": removed}
+
+    return edit_realms(settings.paths, remove)
 
 
 def list_realms(settings: Settings) -> dict:
