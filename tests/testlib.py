@@ -86,13 +86,15 @@ class GitRepo:
     def rm(self, rel: str) -> None:
         (self.path / rel).unlink()
 
-    def commit(self, message: str = "commit") -> str:
+    def commit(self, message: str = "commit", author: pygit2.Signature | None = None) -> str:
+        """Commit everything; ``author`` (a pygit2.Signature) signs it instead of self.sig."""
         index = self.repo.index
         index.add_all()
         index.write()
         tree = index.write_tree()
         parents = [] if self.repo.head_is_unborn else [self.repo.head.target]
-        oid = self.repo.create_commit("HEAD", self.sig, self.sig, message, tree, parents)
+        sig = author or self.sig
+        oid = self.repo.create_commit("HEAD", sig, sig, message, tree, parents)
         return str(oid)
 
     def branch(self, name: str) -> None:

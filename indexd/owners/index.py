@@ -1,0 +1,385 @@
+"""The daemon's owners index: blame per file, cached, warmed in the background.
+
+A file's blame is cached by (repo, path, HEAD's blob id of it): when HEAD moves,
+only files whose blob changed are blamed again (``_scan_heads`` queues them; a
+query that finds a stale entry blames that file at once). Blame costs ~0.4 s for
+a file with 200 commits of history, so it runs on this module's own thread,
+never the indexing worker; a query computes only the file it is about, and
+impact's affected files come from the cache (the rest are queued first and
+counted as ``pending``). The working tree is laid over HEAD's blame at query
+time (cheap: a stat, and a diff when the file changed), so uncommitted edits are
+always current.
+
+Reads the store (which files are indexed, symbol line ranges); never writes it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections import deque
+from pathlib import Path
+
+from ..errors import InvalidParams, RealmError
+from ..realms import locate
+from .blame import (UNCOMMITTED, BlameUnavailable, FileBlame, blame_committed, history_bound,
+                    line_count, worktree_lines)
+from .tally import Commit, merge_reviewers, tally
+
+log = logging.getLogger(__name__)
+
+MAX_COMMITS = 2000        # blame looks this many first parents back; older lines are OLDER
+HEAD_POLL_S = 30.0        # HEAD is checked this often even when nobody says it moved
+MAX_WARM_FILES = 20_000   # files warmed per repo and HEAD (the rest are blamed when asked)
+NOT_IN_HEAD = FileBlame("", (), None, False)   # every line is the working tree's
+IMPACT_FILES = 50         # affected files whose owners an impact answer sums up
+SYMBOL_OWNERS = 3         # owners listed per symbol in `symbols`
+
+
+class GitFile:
+    """One repo's git side for one request (pygit2 objects are not shared across threads)."""
+
+    def __init__(self, repo: str):
+        import pygit2
+
+        found = pygit2.discover_repository(repo)
+        if found is None:
+            raise BlameUnavailable("not in a git repository: a plain folder has no history")
+        self.git = pygit2.Repository(found)
+        if self.git.workdir is None:
+            raise BlameUnavailable("a bare repository has no working tree")
+        # A realm folder inside a bigger repo: its paths are below a prefix there.
+        self.prefix = os.path.relpath(os.path.realpath(repo),
+                                      os.path.realpath(self.git.workdir))
+        self.head = None if self.git.head_is_unborn else self.git.head.target
+        self.tree = None if self.head is None else self.git[self.head].tree
+
+    def git_path(self, rel: str) -> str:
+        return rel if self.prefix == "." else f"{self.prefix}/{rel}"
+
+    def head_blob(self, rel: str):
+        """HEAD's blob of ``rel``; None when HEAD has no such file (or no commit yet)."""
+        import pygit2
+
+        if self.tree is None:
+            return None
+        try:
+            entry = self.tree[self.git_path(rel)]
+        except KeyError:
+            return None
+        if entry.filemode == pygit2.enums.FileMode.LINK:
+            raise BlameUnavailable("a symbolic link")
+        if entry.type_str != "blob":
+            raise BlameUnavailable(f"not a file in git ({entry.type_str})")
+        return self.git[entry.id]
+
+
+class Owners:
+    def __init__(self, settings_provider, store=None, max_commits: int = MAX_COMMITS):
+        self._settings = settings_provider
+        self.store = store
+        self.max_commits = max_commits
+        self.lock = threading.Lock()
+        self.cache: dict[tuple[str, str], FileBlame] = {}
+        self._worktree: dict[tuple[str, str], tuple] = {}   # (blob, stat) -> lines
+        self._commits: dict[str, tuple[tuple, dict[str, Commit]]] = {}   # repo -> (stamp, ..)
+        self._bounds: dict[str, tuple] = {}                 # repo -> (head, oldest)
+        self._heads: dict[str, str] = {}                    # repo -> HEAD last warmed
+        self._queue: deque = deque()
+        self._queued: set = set()
+        self._wake = threading.Event()
+        self._stopping = False
+        self._thread: threading.Thread | None = None
+        self.blamed = 0          # blame runs so far (the incremental test counts them)
+        self.partial_repos: set[str] = set()
+
+    # -- the background thread ----------------------------------------------
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="indexd-owners", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stopping = True
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+
+    def wake(self) -> None:
+        """HEAD may have moved (the engine saw a git event): look soon."""
+        self._wake.set()
+
+    def _run(self) -> None:
+        while not self._stopping:
+            self._wake.clear()
+            try:
+                self._scan_heads()
+                while not self._stopping and self._work_one():
+                    if self._wake.is_set():    # HEAD moved meanwhile: rescan first
+                        break
+            except Exception:  # noqa: BLE001 - owners are optional evidence; try again later
+                log.exception("owners: background pass failed")
+            if not self._wake.is_set():
+                self._wake.wait(HEAD_POLL_S)
+
+    def _work_one(self) -> bool:
+        with self.lock:
+            if not self._queue:
+                return False
+            job = self._queue.popleft()
+            self._queued.discard(job)
+        repo, rel = job
+        try:
+            self._committed(GitFile(repo), repo, rel, compute=True)
+        except BlameUnavailable:
+            pass
+        except Exception as exc:  # noqa: BLE001 - one file's failure is that file's
+            log.warning("owners: blame failed repo=%s path=%s error=%s", repo, rel, exc)
+        return True
+
+    def _enqueue(self, jobs, first: bool = False) -> None:
+        with self.lock:
+            for job in jobs:
+                if job in self._queued:
+                    continue
+                self._queued.add(job)
+                (self._queue.appendleft if first else self._queue.append)(job)
+        self._wake.set()
+
+    def _scan_heads(self) -> None:
+        """Repos whose HEAD moved: queue the indexed files whose blob changed."""
+        for realm, repo in self._settings().realm_repos(None):
+            try:
+                ctx = GitFile(repo)
+            except BlameUnavailable:
+                continue
+            head = str(ctx.head) if ctx.head is not None else None
+            if head is None or self._heads.get(repo) == head:
+                continue
+            stale = self._stale_files(ctx, realm, repo)
+            self._enqueue(((repo, rel) for rel in stale[:MAX_WARM_FILES]))
+            (self.partial_repos.add if len(stale) > MAX_WARM_FILES
+             else self.partial_repos.discard)(repo)
+            self._heads[repo] = head
+            log.info("owners: HEAD moved repo=%s head=%s files_to_blame=%d", repo, head[:12],
+                     len(stale))
+
+    def _stale_files(self, ctx: GitFile, realm: str, repo: str) -> list[str]:
+        if self.store is None:
+            return []
+        records = self.store.file_records(realm=realm, repo=repo)
+        out = []
+        for rel, rec in sorted(records.items()):
+            if rec.status != "indexed":
+                continue
+            try:
+                blob = ctx.head_blob(rel)
+            except BlameUnavailable:
+                continue
+            cached = self.cache.get((repo, rel))
+            if blob is None:
+                with self.lock:
+                    self.cache.pop((repo, rel), None)
+            elif cached is None or cached.blob != str(blob.id):
+                out.append(rel)
+        return out
+
+    # -- per file -----------------------------------------------------------
+    def _committed(self, ctx: GitFile, repo: str, rel: str, compute: bool) -> FileBlame | None:
+        """HEAD's blame of the file, cached by its blob; None when not cached and not
+        ``compute`` (queued first instead). Raises BlameUnavailable with the reason."""
+        blob = ctx.head_blob(rel)
+        if blob is None:
+            return NOT_IN_HEAD
+        if blob.is_binary:
+            raise BlameUnavailable("binary file")
+        cached = self.cache.get((repo, rel))
+        if cached is not None and cached.blob == str(blob.id):
+            return cached
+        if not compute:
+            self._enqueue([(repo, rel)], first=True)
+            return None
+        fb = blame_committed(ctx.git, ctx.git_path(rel), blob, ctx.head, self._bound(ctx, repo))
+        with self.lock:
+            self.cache[(repo, rel)] = fb
+            self.blamed += 1
+        return fb
+
+    def _bound(self, ctx: GitFile, repo: str):
+        head, oldest = self._bounds.get(repo, (None, None))
+        if head != ctx.head:
+            oldest = history_bound(ctx.git, ctx.head, self.max_commits)
+            self._bounds[repo] = (ctx.head, oldest)
+        return oldest
+
+    def attribution(self, ctx: GitFile, repo: str, rel: str, compute: bool = True):
+        """(per line of the file on disk: commit index or UNCOMMITTED/OLDER, the commits,
+        notes) or None (not blamed yet, queued). Raises BlameUnavailable."""
+        disk_path = Path(repo, rel)
+        try:
+            st = disk_path.stat()
+        except OSError:
+            raise BlameUnavailable("not in the working tree") from None
+        if st.st_size > self._settings().max_file_size:
+            raise BlameUnavailable("larger than max_file_size")
+        fb = self._committed(ctx, repo, rel, compute)
+        if fb is None:
+            return None
+        notes = {"bounded": fb.bounded, "head": str(ctx.head) if ctx.head else None}
+        if fb.lines is None:   # not in HEAD: every line is the working tree's
+            disk = disk_path.read_bytes()
+            if b"\0" in disk[:8192]:
+                raise BlameUnavailable("binary file")
+            notes["reason"] = "no commits yet" if ctx.head is None else "not committed yet"
+            return [UNCOMMITTED] * line_count(disk), [], notes
+        lines = self._on_disk(ctx, repo, rel, fb, (st.st_size, st.st_mtime_ns, st.st_ino))
+        return lines, self._commit_infos(ctx, repo, fb), notes
+
+    def _on_disk(self, ctx: GitFile, repo: str, rel: str, fb: FileBlame, stat: tuple):
+        key = (repo, rel)
+        hit = self._worktree.get(key)
+        if hit is not None and hit[0] == (fb.blob, stat):
+            return hit[1]
+        disk = Path(repo, rel).read_bytes()
+        if b"\0" in disk[:8192]:
+            raise BlameUnavailable("binary file")
+        import pygit2
+
+        same = str(pygit2.hash(disk)) == fb.blob
+        lines = fb.lines if same else worktree_lines(ctx.git[fb.blob], disk, fb)
+        with self.lock:
+            self._worktree[key] = ((fb.blob, stat), lines)
+        return lines
+
+    def _commit_infos(self, ctx: GitFile, repo: str, fb: FileBlame) -> list[Commit]:
+        """The blame's commits with their authors through .mailmap (cached per repo
+        while HEAD and the working tree's .mailmap stay as they are)."""
+        mailmap = Path(ctx.git.workdir, ".mailmap")
+        stamp = (str(ctx.head), mailmap.stat().st_mtime_ns if mailmap.exists() else 0)
+        seen_stamp, known = self._commits.get(repo, (None, {}))
+        if seen_stamp != stamp:
+            known = {}
+            self._commits[repo] = (stamp, known)
+        missing = [cid for cid in fb.commits if cid not in known]
+        if missing:
+            import pygit2
+
+            mm = pygit2.Mailmap.from_repository(ctx.git)
+            for cid in missing:
+                commit = ctx.git[cid]
+                name, email = mm.resolve(commit.author.name, commit.author.email)
+                known[cid] = Commit(cid, name, email, commit.author.time,
+                                    commit.message.split("\n", 1)[0][:200])
+        return [known[cid] for cid in fb.commits]
+
+    # -- answers ------------------------------------------------------------
+    def resolve(self, target: str) -> tuple[str, str, str, str | None]:
+        """(realm, repo, rel, symbol) of 'path' or 'path::Qualified.name'; the path is
+        absolute, 'repo_name/path' or a repo-relative path found in one repo."""
+        path, _, symbol = target.partition("::")
+        path = path.rstrip("/")
+        if not path:
+            raise InvalidParams("needs 'target': a path, or path::Qualified.name")
+        if os.path.isabs(path):
+            realm, repo, rel = locate(self._settings(), path)
+            return realm, repo, rel, symbol or None
+        pairs = self._settings().realm_repos(None)
+        head, _, rest = path.partition("/")
+        hits = [(r, p, rest) for r, p in pairs if Path(p).name == head and Path(p, rest).is_file()]
+        hits = hits or [(r, p, path) for r, p in pairs if Path(p, path).is_file()]
+        if len({h[1] for h in hits}) > 1:
+            raise RealmError(f"{path!r} is ambiguous: " +
+                             ", ".join(sorted(f"{Path(h[1]).name}/{h[2]}" for h in hits)))
+        if not hits:
+            raise RealmError(f"no file matches {path!r} in any realm")
+        realm, repo, rel = hits[0]
+        return realm, repo, rel, symbol or None
+
+    def symbol_range(self, realm: str, repo: str, rel: str, symbol: str) -> tuple[int, int]:
+        from ..query.search import outline
+
+        rows = [r for r in outline(self.store, realm, repo, rel) if r.get("symbol") == symbol]
+        if not rows:
+            raise RealmError(f"{symbol!r} is not defined in {rel} (as indexed)")
+        return min(r["start_line"] for r in rows), max(r["end_line"] for r in rows)
+
+    def target(self, target: str, limit: int = 10) -> dict:
+        """The `owners` method: the owners of one file or symbol, blamed now if needed."""
+        realm, repo, rel, symbol = self.resolve(target)
+        start, end = self.symbol_range(realm, repo, rel, symbol) if symbol else (1, None)
+        out = {"target": target, "realm": realm, "repo": repo, "path": rel, "symbol": symbol,
+               "start_line": start, "end_line": end}
+        return out | self._tally(repo, rel, start, end, limit)
+
+    def _tally(self, repo: str, rel: str, start: int, end: int | None, limit: int,
+               compute: bool = True, ctx: GitFile | None = None) -> dict:
+        try:
+            got = self.attribution(ctx or GitFile(repo), repo, rel, compute)
+        except BlameUnavailable as exc:
+            return unavailable(exc.reason)
+        if got is None:
+            return {"available": False, "pending": True,
+                    "reason": "not blamed yet (queued in the background)", "owners": []}
+        lines, commits, notes = got
+        t = tally(lines, commits, start, end, limit)
+        partial = notes["bounded"] and t["older_lines"] > 0
+        return {"available": True, "reason": notes.get("reason"), "head": notes["head"], **t,
+                "partial": partial,
+                "partial_reason": (f"history cut at the last {self.max_commits} commits: "
+                                   f"{t['older_lines']} lines are older") if partial else None}
+
+    def annotate_symbols(self, result: dict) -> None:
+        """`symbols`: the file's owners, and each symbol's top owners."""
+        repo, rel = result["repo"], result["path"]
+        try:
+            ctx = GitFile(repo)
+            got = self.attribution(ctx, repo, rel)
+        except BlameUnavailable as exc:
+            got, result["owners"] = None, unavailable(exc.reason)
+        if got is not None:
+            result["owners"] = self._tally(repo, rel, 1, None, 10, ctx=ctx)
+            lines, commits, _notes = got
+        for hit in result.get("results") or []:
+            hit["owners"] = [] if got is None else tally(
+                lines, commits, hit.get("start_line") or 1, hit.get("end_line"),
+                SYMBOL_OWNERS)["owners"]
+
+    def for_impact(self, result: dict) -> dict:
+        """Who should review: the target's owners and the people owning the most
+        affected files (from the cache; files not blamed yet are queued, ``pending``)."""
+        try:
+            target = self.target(result["target"], limit=5)
+        except (RealmError, InvalidParams) as exc:
+            target = unavailable(exc.message)
+        files = list(dict.fromkeys((i["repo"], i["path"]) for i in result.get("affected") or []
+                                   if (i["repo"], i["path"]) != (target.get("repo"),
+                                                                 target.get("path"))))
+        tallies, pending, missing = [], 0, 0
+        ctxs: dict[str, GitFile | None] = {}
+        for repo, rel in files[:IMPACT_FILES]:
+            if repo not in ctxs:
+                try:
+                    ctxs[repo] = GitFile(repo)
+                except BlameUnavailable:
+                    ctxs[repo] = None
+            t = (self._tally(repo, rel, 1, None, 5, compute=False, ctx=ctxs[repo])
+                 if ctxs[repo] is not None else unavailable("not in git"))
+            pending += bool(t.get("pending"))
+            missing += not t["available"] and not t.get("pending")
+            tallies.append(t)
+        return {"target": {k: target.get(k) for k in (
+                    "available", "reason", "lines", "owners", "uncommitted_lines", "older_lines",
+                    "partial") if k in target},
+                "reviewers": merge_reviewers([target, *tallies]),
+                "files": min(len(files), IMPACT_FILES), "files_total": len(files),
+                "pending": pending, "unavailable": missing,
+                "complete": pending == 0 and len(files) <= IMPACT_FILES}
+
+    def status(self) -> dict:
+        with self.lock:
+            return {"files": len(self.cache), "blamed": self.blamed, "queued": len(self._queue),
+                    "heads": dict(self._heads), "partial_repos": sorted(self.partial_repos)}
+
+
+def unavailable(reason: str) -> dict:
+    return {"available": False, "reason": reason, "owners": [], "lines": 0}
