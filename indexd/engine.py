@@ -34,6 +34,7 @@ from .query.search import keyword_search
 from .annotations import Annotations
 from .enrich.worker import PENDING_TTL_S, Enricher
 from .memory import rss_bytes, trim
+from .owners import Owners
 from .relations import Relations
 from .server.methods import repo_status
 from .store import Store
@@ -100,6 +101,8 @@ class Engine:
         self.thread = threading.Thread(target=self._worker, name="indexd-worker", daemon=True)
         self.relations = Relations(store, lambda: self.settings)
         self.annotations = Annotations(store, lambda: self.settings)
+        # Blame per file on its own thread (seconds on long histories), never the worker's.
+        self.owners = Owners(lambda: self.settings, store)
         self.indexer.before_write = self._before_write
         # Semantic layer: loaded in the background so the socket is up at once.
         self.enrich = Enricher(store, lambda: self.settings, lambda: self.notify(self.brief()),
@@ -114,6 +117,7 @@ class Engine:
         self._sync_repos(initial=True)
         self.thread.start()
         self.enrich.start()
+        self.owners.start()
 
     def stop(self) -> None:
         with self.cond:
@@ -122,6 +126,7 @@ class Engine:
         self.watcher.stop()
         self.thread.join(timeout=60)
         self.enrich.stop()
+        self.owners.stop()
 
     def set_paused(self, paused: bool) -> None:
         """Pause: changes are still collected, nothing is indexed until resume."""
@@ -471,6 +476,8 @@ class Engine:
     def _update_graph(self, report, after_rescan: bool, rebuild: bool = False) -> None:
         changed = [tuple(k) for k in report.changed_paths]
         graph = self.relations.graph
+        if after_rescan:
+            self.owners.wake()   # HEAD may have moved: the owners thread re-blames changed blobs
         try:
             if rebuild:     # a repo left: its facts must leave the warm graph too
                 log.info("graph rebuild reason=repo removed")
@@ -657,7 +664,7 @@ class Engine:
                 "embedding": self.enrich.status(),
                 "keyword_index": self._keyword_index_status(),
                 "vector_index": self._vector_index_status(),
-                "graph": self.relations.status(),
+                "graph": self.relations.status(), "owners": self.owners.status(),
                 "store": self._store_stats(), **self.brief()}
 
     def _store_stats(self) -> dict:

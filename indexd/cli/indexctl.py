@@ -23,7 +23,7 @@ EXIT_OK, EXIT_EMPTY, EXIT_USAGE, EXIT_UNREACHABLE, EXIT_ERROR = 0, 1, 2, 3, 4
 # Methods that still answer from the store when the daemon is down.
 LOCAL_OK = {"search", "symbols", "status", "realm.add", "realm.remove", "realm.list", "purge",
             "impact", "deps", "refs", "changes", "graph.export", "annotate", "annotations",
-            "skipped", "tests.ingest", "tests.affected"}
+            "skipped", "tests.ingest", "tests.affected", "owners"}
 
 
 def _json_flag(p: argparse.ArgumentParser) -> None:
@@ -95,6 +95,11 @@ def _parser() -> argparse.ArgumentParser:
     de.add_argument("--kinds")
     _limit_flag(de)
     _json_flag(de)
+    ow = sub.add_parser("owners", help="who wrote TARGET (path or path::Symbol), by lines, from "
+                                       "git blame: who should review a change to it")
+    ow.add_argument("target")
+    ow.add_argument("--limit", type=int, help="owners listed (default 10, at most 100)")
+    _json_flag(ow)
     rf = sub.add_parser("refs", help="references to one symbol: path::Qualified.name")
     rf.add_argument("target")
     _limit_flag(rf)
@@ -249,6 +254,11 @@ def dispatch(args) -> int:
         result = call(settings, args.cmd, {k: v for k, v in params.items() if v is not None})
         _emit(args, result, getattr(render, args.cmd))
         return EXIT_OK
+    if args.cmd == "owners":
+        params = {"target": _abs_target(args.target), "limit": args.limit}
+        result = call(settings, "owners", {k: v for k, v in params.items() if v is not None})
+        _emit(args, result, render.owners)
+        return EXIT_OK if result.get("owners") else EXIT_EMPTY
     if args.cmd == "changes":
         params = {"repo": str(Path(args.repo).resolve()), "since": args.since, "depth": args.depth,
                   "limit": args.limit}

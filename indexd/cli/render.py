@@ -221,6 +221,7 @@ def impact(result: dict) -> None:
     if unresolved:
         count = result.get("unresolved_total", len(unresolved))
         print(dim(f"{count} unresolved references may also reach it (see --json)"))
+    reviewers(result)
 
 
 def deps(result: dict) -> None:
@@ -240,6 +241,45 @@ def refs(result: dict) -> None:
     for r in result.get("refs", []):
         print(f"  {r['path']}:{r['line']} {_c('36', r['kind'])} {r.get('symbol') or ''} {dim(r['how'])}")
     _more(result, "refs", len(result.get("refs", [])))
+
+
+def _person(o: dict) -> str:
+    share = f" {o['share'] * 100:.0f}%" if "share" in o else ""
+    when = time.strftime("%Y-%m-%d", time.localtime(o["last_time"])) if o.get("last_time") else ""
+    return f"{o['name']} <{o['email']}>{share}" + (f" {dim('last ' + when)}" if when else "")
+
+
+def owners(result: dict) -> None:
+    where = result["path"] + (f"::{result['symbol']}" if result.get("symbol") else "")
+    lines = f" lines {result['start_line']}-{result['end_line']}" if result.get("symbol") else ""
+    print(_c("1", f"owners of {where}") + dim(lines))
+    if not result.get("available"):
+        print(_c("33", f"no owners: {result.get('reason')}"))
+        return
+    for o in result["owners"]:
+        print(f"  {o['lines']:>5} lines  {_person(o)}")
+    for label, key in (("uncommitted", "uncommitted_lines"), ("older than the history cut",
+                                                              "older_lines")):
+        if result.get(key):
+            print(dim(f"  {result[key]:>5} lines  {label}"))
+    if result.get("partial"):
+        print(_c("33", result["partial_reason"]))
+    for c in result.get("recent_commits") or []:
+        day = time.strftime("%Y-%m-%d", time.localtime(c["time"]))
+        print(dim(f"  {c['id'][:10]} {day} {c['author']}: {c['summary']}"))
+
+
+def reviewers(result: dict) -> None:
+    """impact's "who should review": the target's owners, then the affected files'."""
+    own = result.get("owners") or {}
+    target = own.get("target") or {}
+    if target.get("owners"):
+        print(_c("1", "owners of the target: ") + ", ".join(_person(o) for o in target["owners"]))
+    if own.get("reviewers"):
+        print(_c("1", "who should review: ") + ", ".join(
+            f"{p['name']} <{p['email']}> ({p['files']} files)" for p in own["reviewers"]))
+    if own.get("pending"):
+        print(dim(f"{own['pending']} affected files not blamed yet (computing in the background)"))
 
 
 def changes(result: dict) -> None:

@@ -303,6 +303,10 @@ def format_impact(res: dict) -> str:
         foot.append(f"{res['took_ms']} ms")
     if "index_lag_s" in res or "stale" in res:
         foot.append(_freshness(res))
+    reviewers = (res.get("owners") or {}).get("reviewers") or []
+    if reviewers:
+        out.append("who should review: " + ", ".join(
+            f"{p['name']} <{p['email']}> ({p['files']} files)" for p in reviewers))
     out.append("[" + " · ".join(foot) + "]")
     return "\n".join(out)
 
@@ -334,6 +338,30 @@ def format_tests(res: dict) -> str:
     if "index_lag_s" in res or "stale" in res:
         foot.append(_freshness(res))
     out.append("[" + " · ".join(foot) + "]")
+    return "\n".join(out)
+
+
+def _person(o: dict) -> str:
+    share = f" {o['share'] * 100:.0f}%" if "share" in o else ""
+    return f"{o.get('name')} <{o.get('email')}>{share}"
+
+
+def format_owners(res: dict) -> str:
+    """One line per author (lines, share, last commit day), then the recent commits."""
+    where = f"{res.get('path')}" + (f"::{res['symbol']}" if res.get("symbol") else "")
+    if not res.get("available"):
+        return f"no owners for {where}: {res.get('reason')}"
+    out = [f"owners of {where} ({res.get('lines')} lines):"]
+    for o in res.get("owners") or []:
+        day = time.strftime("%Y-%m-%d", time.gmtime(o["last_time"])) if o.get("last_time") else "?"
+        out.append(f"  {o['lines']} lines {_person(o)}, last {day}")
+    if res.get("uncommitted_lines"):
+        out.append(f"  {res['uncommitted_lines']} lines uncommitted")
+    if res.get("partial"):
+        out.append(f"  partial: {res.get('partial_reason')}")
+    for c in res.get("recent_commits") or []:
+        day = time.strftime("%Y-%m-%d", time.gmtime(c["time"]))
+        out.append(f"  {c['id'][:10]} {day} {c['author']}: {_one_line(c['summary'], 80)}")
     return "\n".join(out)
 
 
@@ -435,6 +463,16 @@ def index_symbols(
     return _render(format_symbols, res)
 
 
+def index_owners(
+    target: Annotated[str, Field(description="a file ('path', absolute, repo-relative or "
+                                             "'repo_name/path') or a symbol "
+                                             "('path::Qualified.name')")],
+    limit: Annotated[int, Field(ge=1, le=100, description="owners listed")] = 5,
+) -> str:
+    res = _call("owners", target=_target(target), limit=limit)
+    return _render(format_owners, res)
+
+
 def index_status() -> str:
     res = _call("status")
     return _render(format_status, res)
@@ -515,6 +553,9 @@ TOOLS = [
                    "cover it, ranked by score."),
     (index_symbols, "Outline of one file: every class/function/method with its line range, in "
                     "file order."),
+    (index_owners, "Who wrote a file or symbol, from git blame: authors by lines and share, "
+                   "their latest commit, the recent commits; uncommitted lines are nobody's. "
+                   "Use it to say who should review a change."),
     (index_status, "Index health: per repo file/entry counts, pending changes, staleness, "
                    "watcher state; plus daemon lag and the semantic model's state."),
     (index_realm, "Manage realms (named groups of repos): list them, add repo folders (they get "

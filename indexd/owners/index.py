@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from collections import deque
 from pathlib import Path
 
@@ -34,6 +35,7 @@ HEAD_POLL_S = 30.0        # HEAD is checked this often even when nobody says it 
 MAX_WARM_FILES = 20_000   # files warmed per repo and HEAD (the rest are blamed when asked)
 NOT_IN_HEAD = FileBlame("", (), None, False)   # every line is the working tree's
 IMPACT_FILES = 50         # affected files whose owners an impact answer sums up
+IMPACT_BLAME_S = 0.5      # ...blaming those not cached yet for this long, queueing the rest
 SYMBOL_OWNERS = 3         # owners listed per symbol in `symbols`
 
 
@@ -90,6 +92,7 @@ class Owners:
         self._queued: set = set()
         self._wake = threading.Event()
         self._stopping = False
+        self._force = True       # the next scan checks every repo, HEAD moved or not
         self._thread: threading.Thread | None = None
         self.blamed = 0          # blame runs so far (the incremental test counts them)
         self.partial_repos: set[str] = set()
@@ -106,7 +109,9 @@ class Owners:
             self._thread.join(timeout=30)
 
     def wake(self) -> None:
-        """HEAD may have moved (the engine saw a git event): look soon."""
+        """A repo was reconciled (HEAD may have moved, files may have been indexed for the
+        first time): compare every indexed file's blob with the cache soon."""
+        self._force = True
         self._wake.set()
 
     def _run(self) -> None:
@@ -147,22 +152,24 @@ class Owners:
         self._wake.set()
 
     def _scan_heads(self) -> None:
-        """Repos whose HEAD moved: queue the indexed files whose blob changed."""
+        """Repos whose HEAD moved (every repo after a ``wake``): queue the indexed files
+        whose blob at HEAD is not the one blamed."""
+        force, self._force = self._force, False
         for realm, repo in self._settings().realm_repos(None):
             try:
                 ctx = GitFile(repo)
             except BlameUnavailable:
                 continue
             head = str(ctx.head) if ctx.head is not None else None
-            if head is None or self._heads.get(repo) == head:
+            if head is None or (self._heads.get(repo) == head and not force):
                 continue
             stale = self._stale_files(ctx, realm, repo)
             self._enqueue(((repo, rel) for rel in stale[:MAX_WARM_FILES]))
             (self.partial_repos.add if len(stale) > MAX_WARM_FILES
              else self.partial_repos.discard)(repo)
             self._heads[repo] = head
-            log.info("owners: HEAD moved repo=%s head=%s files_to_blame=%d", repo, head[:12],
-                     len(stale))
+            if stale:
+                log.info("owners: to blame repo=%s head=%s files=%d", repo, head[:12], len(stale))
 
     def _stale_files(self, ctx: GitFile, realm: str, repo: str) -> list[str]:
         if self.store is None:
@@ -285,8 +292,8 @@ class Owners:
             return realm, repo, rel, symbol or None
         pairs = self._settings().realm_repos(None)
         head, _, rest = path.partition("/")
-        hits = [(r, p, rest) for r, p in pairs if Path(p).name == head and Path(p, rest).is_file()]
-        hits = hits or [(r, p, path) for r, p in pairs if Path(p, path).is_file()]
+        hits = [(r, p, rest) for r, p in pairs if Path(p).name == head and _is_file(p, rest)]
+        hits = hits or [(r, p, path) for r, p in pairs if _is_file(p, path)]
         if len({h[1] for h in hits}) > 1:
             raise RealmError(f"{path!r} is ambiguous: " +
                              ", ".join(sorted(f"{Path(h[1]).name}/{h[2]}" for h in hits)))
@@ -329,7 +336,17 @@ class Owners:
                                    f"{t['older_lines']} lines are older") if partial else None}
 
     def annotate_symbols(self, result: dict) -> None:
-        """`symbols`: the file's owners, and each symbol's top owners."""
+        """`symbols`: the file's owners, and each symbol's top owners (best effort: an
+        outline is never refused for its owners)."""
+        try:
+            self._annotate_symbols(result)
+        except Exception as exc:  # noqa: BLE001 - logged; the answer says owners failed
+            log.exception("owners: symbols failed path=%s", result.get("path"))
+            result["owners"] = unavailable(f"owners failed: {type(exc).__name__}: {exc}")
+            for hit in result.get("results") or []:
+                hit.setdefault("owners", [])
+
+    def _annotate_symbols(self, result: dict) -> None:
         repo, rel = result["repo"], result["path"]
         try:
             ctx = GitFile(repo)
@@ -346,7 +363,16 @@ class Owners:
 
     def for_impact(self, result: dict) -> dict:
         """Who should review: the target's owners and the people owning the most
-        affected files (from the cache; files not blamed yet are queued, ``pending``)."""
+        affected files (from the cache; files not blamed yet are queued, ``pending``).
+        Best effort: an impact answer is never refused for its owners."""
+        try:
+            return self._for_impact(result)
+        except Exception as exc:  # noqa: BLE001 - logged; the answer says owners failed
+            log.exception("owners: impact failed target=%s", result.get("target"))
+            return {"target": unavailable(f"owners failed: {type(exc).__name__}: {exc}"),
+                    "reviewers": [], "complete": False}
+
+    def _for_impact(self, result: dict) -> dict:
         try:
             target = self.target(result["target"], limit=5)
         except (RealmError, InvalidParams) as exc:
@@ -356,13 +382,15 @@ class Owners:
                                                                  target.get("path"))))
         tallies, pending, missing = [], 0, 0
         ctxs: dict[str, GitFile | None] = {}
+        deadline = time.monotonic() + IMPACT_BLAME_S
         for repo, rel in files[:IMPACT_FILES]:
             if repo not in ctxs:
                 try:
                     ctxs[repo] = GitFile(repo)
                 except BlameUnavailable:
                     ctxs[repo] = None
-            t = (self._tally(repo, rel, 1, None, 5, compute=False, ctx=ctxs[repo])
+            compute = time.monotonic() < deadline
+            t = (self._tally(repo, rel, 1, None, 5, compute=compute, ctx=ctxs[repo])
                  if ctxs[repo] is not None else unavailable("not in git"))
             pending += bool(t.get("pending"))
             missing += not t["available"] and not t.get("pending")
@@ -379,6 +407,13 @@ class Owners:
         with self.lock:
             return {"files": len(self.cache), "blamed": self.blamed, "queued": len(self._queue),
                     "heads": dict(self._heads), "partial_repos": sorted(self.partial_repos)}
+
+
+def _is_file(repo: str, rel: str) -> bool:
+    try:
+        return Path(repo, rel).is_file()
+    except (OSError, ValueError):   # a name too long for the OS is no file either
+        return False
 
 
 def unavailable(reason: str) -> dict:

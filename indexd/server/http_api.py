@@ -641,6 +641,10 @@ RPC_PARAMS: dict[str, dict] = {
         "target": {"type": "string", "minLength": 1},
         "depth": {"type": "integer", "minimum": 1, "maximum": 10, "default": 1},
         "kinds": _KINDS, "limit": _LIMIT}},
+    "owners": {"type": "object", "required": ["target"], "properties": {
+        "target": {"type": "string", "minLength": 1, "description": "path or path::Qualified.name"},
+        "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 10,
+                  "description": "owners listed; owners_total says how many own lines"}}},
     "refs": {"type": "object", "required": ["target"], "properties": {
         "target": {"type": "string", "minLength": 1}, "limit": _LIMIT}},
     "changes": {"type": "object", "properties": {
@@ -692,6 +696,7 @@ RPC_SUMMARIES = {
     "realm.list": "Realms and their repositories",
     "deps": "What a file or symbol depends on",
     "refs": "References to a symbol",
+    "owners": "Who wrote a file or symbol, by lines, from git blame (who should review)",
     "changes": "Files changed since a revision and what they affect",
     "graph.export": "The relationship graph as text (json, dot, ...)",
     "annotate": "Attach a note to a file, symbol or edge",

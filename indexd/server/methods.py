@@ -44,6 +44,7 @@ class Methods:
             "status": self.status, "impact": self.impact, "deps": self.deps,
             "refs": self.refs, "changes": self.changes, "graph.export": self.graph_export,
             "annotate": self.annotate, "annotations": self.annotations,
+            "owners": self.owners,
             "pause": self.pause, "resume": self.resume, "purge": self.purge,
             "skipped": self.skipped,
             "realm.add": self.realm_add, "realm.remove": self.realm_remove,
@@ -140,7 +141,7 @@ class Methods:
             result = keyword_search(self.store, req)
         return result | self._freshness()
 
-    def symbols(self, params, conn) -> dict:
+    async def symbols(self, params, conn) -> dict:
         path = params.get("path")
         if not isinstance(path, str) or not path:
             raise InvalidParams("symbols needs 'path'")
@@ -153,8 +154,10 @@ class Methods:
             rec = self.store.file_records(realm=realm, repo=repo).get(rel)
             if rec is None:
                 raise RealmError(f"{rel} is not indexed (yet) in {repo}")
-        return {"realm": realm, "repo": repo, "path": rel, "total": len(results),
-                "results": results} | self._freshness()
+        result = {"realm": realm, "repo": repo, "path": rel, "total": len(results),
+                  "results": results} | self._freshness()
+        await asyncio.to_thread(self._owners().annotate_symbols, result)
+        return result
 
     async def status(self, params, conn) -> dict:
         if self.engine is not None:
@@ -197,8 +200,27 @@ class Methods:
 
     async def impact(self, params, conn) -> dict:
         target = _target(params)
-        return await self._graph("impact", target=target, depth=_int(params, "depth", 3, 1, 10),
-                                 kinds=_kinds(params), limit=_limit(params))
+        result = await self._graph("impact", target=target, depth=_int(params, "depth", 3, 1, 10),
+                                   kinds=_kinds(params), limit=_limit(params))
+        result["owners"] = await asyncio.to_thread(self._owners().for_impact, result)
+        return result
+
+    # -- owners (git blame, indexd/owners/) ------------------------------------
+    def _owners(self):
+        if self.engine is not None:
+            return self.engine.owners
+        if getattr(self, "_local_owners", None) is None:   # no daemon: blamed on demand
+            from ..owners import Owners
+
+            self._local_owners = Owners(self._settings, self.store)
+        return self._local_owners
+
+    async def owners(self, params, conn) -> dict:
+        """Who wrote a file or symbol: authors by lines, their latest commits."""
+        target = _target(params)
+        limit = _int(params, "limit", 10, 1, 100)
+        result = await asyncio.to_thread(self._owners().target, target, limit)
+        return result | self._freshness()
 
     async def deps(self, params, conn) -> dict:
         return await self._graph("deps", target=_target(params),

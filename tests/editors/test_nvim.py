@@ -106,7 +106,7 @@ class Nvim:
         assert self.out.exists(), f"nvim rc={self.proc.returncode} wrote no result:\n{text}"
         got = json.loads(self.out.read_text(encoding="utf-8"))
         assert got["ok"], f"{got['error']}\nmessages: {got['messages']}\n{text}"
-        assert "stack traceback" not in text, text
+        assert "stack traceback" not in text and got["errmsg"] == "", (text, got["errmsg"])
         return got
 
 
@@ -241,18 +241,32 @@ def test_statusline_reconnects_when_the_daemon_restarts(retry_repo, daemon, tmp_
     assert nv.finish()["result"]["top"] == "compute_backoff"
 
 
+@pytest.mark.parametrize("case", ["indexd_home_relative", "xdg_runtime_dir", "neither"])
+def test_socket_path_is_the_one_the_cli_uses(case, tmp_path, nvim_env, monkeypatch):
+    from indexd.config import default_paths
+
+    monkeypatch.chdir(tmp_path)
+    env = {k: v for k, v in nvim_env.items() if k not in ("INDEXD_HOME", "XDG_RUNTIME_DIR")}
+    if case == "indexd_home_relative":
+        env["INDEXD_HOME"] = "ixrel"
+    elif case == "xdg_runtime_dir":
+        env["XDG_RUNTIME_DIR"] = str(tmp_path / "run")
+    got = run_nvim("return { socket = ix.socket() }", tmp_path, env)
+    assert got["result"]["socket"] == str(default_paths(env).socket)
+
+
 def test_daemon_down_is_a_message_not_a_stack_trace(tmp_path, nvim_env):
-    got = run_nvim("""
+    got = run_nvim(f"""
+      ix.setup({{ socket = {lua_str(tmp_path / "other.sock")} }})
       local results, err = ix.search_sync("anything")
       vim.cmd("IndexdSearch anything")
       vim.cmd("IndexdStatus")
       vim.cmd("IndexdImpact pkg/retry.py")
       wait_for("three messages", function() return #messages >= 3 end)
       wait_for("the statusline", function() return ix.statusline() == "indexd ✗ down" end)
-      return { results = results == nil, err = err }
+      return {{ results = results == nil, err = err }}
     """, tmp_path, nvim_env)
     assert got["result"]["results"] is True
-    assert got["result"]["err"].startswith(NOT_RUNNING)
+    assert got["result"]["err"] == f"{NOT_RUNNING} (no daemon at {tmp_path / 'other.sock'})"
     assert [m["msg"].split(" (")[0] for m in got["messages"]] == [NOT_RUNNING] * 3
     assert {m["level"] for m in got["messages"]} == {4}        # vim.log.levels.ERROR
-    assert got["errmsg"] == ""

@@ -24,6 +24,7 @@ function M.setup(opts)
     conn:close()
     conn = nil
   end
+  statusline.reset()
 end
 
 function M.socket()
@@ -160,9 +161,23 @@ function M.cursor_target(cb)
   end)
 end
 
+-- A path relative to the editor's directory becomes absolute, as indexctl does
+-- (the daemon would read it against its own directory); symbols stay as given.
+local function absolute_target(target)
+  local path, sep, symbol = target:match("^(.-)(::)(.*)$")
+  path = path or target
+  if path:sub(1, 2) == "~/" then
+    path = vim.fn.expand(path)
+  end
+  if path:sub(1, 1) ~= "/" and uv.fs_stat(path) then
+    path = uv.fs_realpath(path) or path
+  end
+  return path .. (sep or "") .. (symbol or "")
+end
+
 local function with_target(target, need_symbol, cb)
-  if target and target ~= "" then
-    return cb(target)
+  if target and target:find("%S") then
+    return cb(absolute_target(vim.trim(target)))
   end
   M.cursor_target(function(err, found, entry, line)
     if err then

@@ -96,6 +96,13 @@ function M.start()
   connect()
 end
 
+--- After setup{} changed the socket: drop the connection; the retry finds the new one.
+function M.reset()
+  if state.conn then
+    state.conn:close()
+  end
+end
+
 --- The component: a short string; starts the subscription on its first call.
 function M.text()
   M.start()
