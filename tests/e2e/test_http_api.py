@@ -453,3 +453,15 @@ def test_bad_token_file_stops_the_daemon_with_the_fix(indexd_home):
                           env=_env(indexd_home), capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1
     assert f"chmod 600 {cfg / 'http_token'}" in proc.stderr
+
+
+def test_owners_over_rest_answers_like_the_socket(served):
+    d = served
+    path = str(d.repo.path / "svc/retry.py")
+    status, _, got = req(d, "POST", "/rpc/owners", {"target": f"{path}::Poller.poll"})
+    assert status == 200 and strip(got) == strip(d.call("owners", target=f"{path}::Poller.poll"))
+    assert [(o["name"], o["lines"]) for o in got["owners"]] == [("Test", 2)]
+    status, _, got = req(d, "POST", "/rpc/owners", {"target": path, "limit": 0})
+    assert status == 400 and got["error"]["data"]["type"] == "InvalidParams"
+    status, _, got = req(d, "POST", "/rpc/owners", {"target": "svc/none.py"})
+    assert status == 404 and "no file matches" in got["error"]["message"]
