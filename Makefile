@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: install run test bench clean
+.PHONY: install run test bench clean web
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -41,6 +41,17 @@ bench: install
 	$(PY) bench/embed_runtime.py
 	$(PY) bench/daemon_memory.py
 	$(PY) bench/load.py
+
+# The web UI's graph library, from the npm registry at the version web/package-lock.json
+# pins; the copy under indexd/web/static/vendor/ is committed, so tests and the daemon
+# never need npm (and no page loads anything from a CDN).
+web:
+	cd web && npm ci --ignore-scripts --no-audit --no-fund
+	cp web/node_modules/cytoscape/dist/cytoscape.min.js indexd/web/static/vendor/
+	cp web/node_modules/cytoscape/LICENSE indexd/web/static/vendor/cytoscape.LICENSE.txt
+	printf 'cytoscape %s (npm registry, dist/cytoscape.min.js; MIT, see cytoscape.LICENSE.txt)\nRefresh: make web\n' \
+	  "$$(node -p "require('./web/node_modules/cytoscape/package.json').version")" \
+	  > indexd/web/static/vendor/VERSIONS.txt
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -119,10 +119,13 @@ async def _serve(settings: Settings, http: str | None, embed: bool,
     store = Store(settings.paths.store_dir, retention_s=settings.version_retention_s,
                   fault_hook=fault_hook(settings.fault_injection))
     server_ref: list = []
+    listeners: list = []      # the REST server's event streams, once it is up
 
     def push(params: dict) -> None:   # worker thread -> loop
         if server_ref:
             asyncio.run_coroutine_threadsafe(server_ref[0].notify("status", params), loop)
+        for listener in listeners:
+            loop.call_soon_threadsafe(listener, params)
 
     engine = Engine(settings, store, notify=push, embed=embed)
     engine._on_shutdown = lambda: loop.call_soon_threadsafe(stop.set)
@@ -150,6 +153,7 @@ async def _serve(settings: Settings, http: str | None, embed: bool,
             print(f"indexd: {exc.message}", file=sys.stderr)
             await server.stop()
             return 1
+        listeners.append(api.publish)
         token_file = settings.paths.config_dir / http_api.TOKEN_FILE
         http_api.publish_endpoint(settings.paths.runtime_dir, api, token_file)
         log.info("http api url=%s token_file=%s", api.url, token_file)

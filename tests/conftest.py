@@ -117,8 +117,8 @@ def make_store():
 def daemon(indexd_home):
     started = []
 
-    def start(extra_env=None, wait=True):
-        d = Daemon(indexd_home, extra_env)
+    def start(extra_env=None, wait=True, args=()):
+        d = Daemon(indexd_home, extra_env, args)
         started.append(d)
         return d.start(wait=wait)
 

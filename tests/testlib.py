@@ -125,8 +125,9 @@ def run_cli(*args, env=None, timeout=120, check=False, tool="indexctl"):
 class Daemon:
     """`indexd run` as a real subprocess over a real socket."""
 
-    def __init__(self, home: Path, extra_env: dict | None = None):
+    def __init__(self, home: Path, extra_env: dict | None = None, args: tuple = ()):
         self.home = home
+        self.args = tuple(args)       # more `indexd run` flags, e.g. ("--http", "127.0.0.1:0")
         # The deterministic hash embedder keeps most daemon tests fast; tests
         # about meaning pass INDEXD_EMBED_MODEL=default for the real model.
         self.env = (os.environ.copy() | {"INDEXD_HOME": str(home), "INDEXD_EMBED_MODEL": "hash"}
@@ -140,7 +141,7 @@ class Daemon:
 
     def start(self, wait: bool = True) -> Daemon:
         self._out = open(self.log, "ab")
-        self.proc = subprocess.Popen([str(BIN / "indexd"), "run"], env=self.env,
+        self.proc = subprocess.Popen([str(BIN / "indexd"), "run", *self.args], env=self.env,
                                      stdout=self._out, stderr=subprocess.STDOUT)
         if wait:
             wait_until(lambda: self.ready(), timeout=60, what="daemon socket")

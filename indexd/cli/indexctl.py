@@ -182,6 +182,13 @@ def _parser() -> argparse.ArgumentParser:
     au.add_argument("--since", type=_since, help="a duration (30s, 10m, 2h, 1d) or an ISO time")
     au.add_argument("--limit", type=int, default=100, help="at most this many (the newest)")
     _json_flag(au)
+
+    ui = sub.add_parser("ui", help="open the web UI (needs indexd run --http), signed in with "
+                                   "a one-time code")
+    ui.add_argument("--url", action="store_true",
+                    help="print the sign-in address instead of opening a browser (single use, "
+                         "valid for a minute)")
+    _json_flag(ui)
     return p
 
 
@@ -308,6 +315,8 @@ def dispatch(args) -> int:
         return _doctor(settings, args)
     if args.cmd == "audit":
         return _audit(settings, args)
+    if args.cmd == "ui":
+        return _ui(settings, args)
     if args.cmd == "tray":
         from .. import tray   # lazy: pystray and Pillow are the optional tray extra
 
@@ -411,6 +420,20 @@ def _audit(settings, args) -> int:
     result["enabled"] = settings.audit_log
     _emit(args, result, render.audit)
     return EXIT_OK if result["records"] else EXIT_EMPTY
+
+
+def _ui(settings, args) -> int:
+    from .ui import open_ui
+
+    result = open_ui(settings, print_only=args.url)
+    if args.json:
+        print(json.dumps(result))
+    elif args.url or not result["opened"]:
+        print(result["url"])
+    else:
+        print(f"indexctl: opened the web UI (sign-in link valid {result['expires_in_s']:.0f} s)",
+              file=sys.stderr)
+    return EXIT_OK
 
 
 def _emit(args, result: dict, human) -> int:

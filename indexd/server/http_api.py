@@ -13,9 +13,14 @@ Endpoints (all JSON; see ``GET /api/v1/openapi.json``):
     POST      /api/v1/impact          {target, depth, kinds} -> `impact`
     GET|POST  /api/v1/status          -> `status`
     POST      /api/v1/rpc/{method}    the method's named params as the body
+    GET       /api/v1/events          status notifications as server-sent events
+    POST      /api/v1/ui/code         a one-time sign-in code for the web UI (bearer only)
+    GET       /ui/...                 the web UI's pages and static files (`indexd.web`)
 
 Everything but health and the document needs ``Authorization: Bearer TOKEN``;
 the token lives in ``config_dir/http_token`` (0600, see `load_or_create_token`).
+The web UI's pages authenticate with the session cookie `indexd.web.auth`
+hands out for a one-time code instead (same-origin requests only).
 Errors are ``{"error": {code, message, data}}`` with the JSON-RPC code of the
 typed error and an HTTP status from `http_status`.
 
@@ -36,6 +41,9 @@ import stat
 from pathlib import Path
 
 from ..audit import Origin
+from ..web import assets as web_assets
+from ..web import auth as web_auth
+from ..web import events as web_events
 from ..errors import (ConfigError, IndexdError, IndexNotReady, InvalidParams, MethodNotFound,
                       ModelUnavailable, NotImplementedYet, ParseError, ProtocolError, RealmError)
 
@@ -54,7 +62,7 @@ SEARCH_TYPES = {"fts": "keyword", "keyword": "keyword", "semantic": "semantic",
                 "graph": "hybrid", "hybrid": "hybrid"}   # graph -> hybrid until the graph lands
 SEARCH_FILTERS = ("realm", "repo", "kind", "lang", "path")
 DEFAULT_CONTEXT_WINDOW = 3
-_REASONS = {200: "OK", 204: "No Content", 400: "Bad Request", 401: "Unauthorized",
+_REASONS = {200: "OK", 204: "No Content", 303: "See Other", 400: "Bad Request", 401: "Unauthorized",
             404: "Not Found", 405: "Method Not Allowed", 408: "Request Timeout",
             411: "Length Required", 413: "Content Too Large", 431: "Request Header Fields Too Large",
             500: "Internal Server Error", 501: "Not Implemented", 503: "Service Unavailable",
@@ -183,6 +191,13 @@ class HttpApi:
         self._server: asyncio.base_events.Server | None = None
         self._writers: set[asyncio.StreamWriter] = set()
         self._openapi: bytes | None = None
+        self.assets = web_assets.Assets()
+        self.events = web_events.EventHub()
+        self.ui_auth = web_auth.UiAuth(port)
+
+    def publish(self, params: dict) -> None:
+        """A status notification, for the open event streams (on the loop)."""
+        self.events.publish("status", params)
 
     @property
     def url(self) -> str:
@@ -199,12 +214,14 @@ class HttpApi:
         socks = self._server.sockets or []
         if socks:
             self.port = socks[0].getsockname()[1]
+            self.ui_auth.port = self.port
         log.info("http api listening url=%s", self.url)
 
     async def stop(self) -> None:
         if self._server is None:
             return
         self._server.close()
+        self.events.close_all()
         for w in list(self._writers):
             w.close()
         try:
@@ -260,6 +277,9 @@ class HttpApi:
             length = _content_length(headers)
             status, body, extra = await self._dispatch(method, target, headers, length, reader,
                                                        state, origin)
+            if isinstance(body, _Stream):
+                await self._stream(writer, body)
+                return False
         except HttpError as err:
             unread = length > 0 and not state["body_read"]
             # A body we did not read leaves the stream unframed: answer, close.
@@ -279,11 +299,13 @@ class HttpApi:
         path = target.split("?", 1)[0].split("#", 1)[0]
         if len(path) > 1:
             path = path.rstrip("/")
+        if self.assets.owns(path):
+            return self._web_page(method, path, target, length)
         route, allowed, rpc_name = _route(path)
         if route is None:
             raise HttpError(404, f"no such endpoint: {path}", data={"path": path})
         if route not in ("health", "openapi"):
-            self._check_auth(headers)
+            self._check_auth(headers, cookie_ok=route != "ui/code")
         if method not in allowed:
             raise HttpError(405, f"{method} is not allowed on {path}; use {', '.join(allowed)}",
                             data={"allow": list(allowed)}, headers={"Allow": ", ".join(allowed)})
@@ -298,6 +320,12 @@ class HttpApi:
             return 200, {"ok": True}, {}
         if route == "openapi":
             return 200, self.openapi_bytes(), {}
+        if route == "ui/code":
+            code = self.ui_auth.new_code()
+            return 200, {"code": code, "expires_in_s": web_auth.CODE_TTL_S,
+                         "url": f"{self.origin}/ui/login?code={code}"}, {}
+        if route == "events":
+            return await self._open_stream(origin)
         body = _json_body(raw) if method == "POST" else {}
         try:
             if route == "search":
@@ -322,15 +350,70 @@ class HttpApi:
             return 500, {"error": err.to_rpc()}, {}
         return 200, result, {}
 
-    def _check_auth(self, headers: dict) -> None:
+    def _check_auth(self, headers: dict, cookie_ok: bool = True) -> None:
         value = headers.get("authorization", "")
         scheme, _, given = value.partition(" ")
         ok = scheme.lower() == "bearer" and hmac.compare_digest(
             given.strip().encode("utf-8", "surrogateescape"), self._token)
+        if not ok and cookie_ok and "authorization" not in headers:
+            ok = (self.ui_auth.session_ok(headers.get("cookie", ""))
+                  and web_auth.same_origin(headers, self.host, self.port))
         if not ok:
             raise HttpError(401, "missing or wrong bearer token (Authorization: Bearer TOKEN; "
                             "the token is in the http_token file of the config directory)",
                             headers={"WWW-Authenticate": 'Bearer realm="indexd"'})
+
+    @property
+    def origin(self) -> str:
+        return self.url[:-len(API)]
+
+    # ------------------------------------------------------------- web UI
+
+    def _web_page(self, method: str, path: str, target: str, length: int):
+        if method != "GET":
+            raise HttpError(405, f"{method} is not allowed on {path}; use GET",
+                            data={"allow": ["GET"]}, headers={"Allow": "GET"})
+        if length:
+            raise HttpError(400, "a page request has no body")
+        if path == web_assets.PREFIX + "/login":
+            return self._login(target)
+        return self.assets.answer(path)
+
+    def _login(self, target: str):
+        """Trade a one-time code for a session cookie, then a clean URL. The
+        code is never logged: this server logs no request lines or queries."""
+        from urllib.parse import parse_qs, urlsplit
+
+        code = (parse_qs(urlsplit(target).query).get("code") or [""])[0]
+        session = self.ui_auth.redeem(code) if code else None
+        if session is None:
+            return web_assets.page_error(401, "This sign-in link was used already or has "
+                                              "expired. Run `indexctl ui` for a new one.")
+        return web_assets.redirect(web_assets.PREFIX + "/",
+                                   {"Set-Cookie": self.ui_auth.set_cookie(session)})
+
+    async def _open_stream(self, origin: Origin):
+        queue = self.events.open()
+        if queue is None:
+            raise HttpError(503, f"too many event streams (at most {web_events.MAX_STREAMS})")
+        try:
+            status = await self.methods.call("status", {}, origin=origin)
+        except BaseException:
+            self.events.close(queue)
+            raise
+        return 200, _Stream(queue, web_events.encode("status", status)), {}
+
+    async def _stream(self, writer, stream: "_Stream") -> None:
+        head = [f"HTTP/1.1 200 {_REASONS[200]}", "Content-Type: text/event-stream",
+                "Cache-Control: no-store", "X-Content-Type-Options: nosniff",
+                "Connection: close"]
+        writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1"))
+        try:
+            await web_events.relay(stream.queue, writer, stream.first)
+        except (ConnectionError, OSError):
+            pass        # the page was closed: the usual way a stream ends
+        finally:
+            self.events.close(stream.queue)
 
     def openapi_bytes(self) -> bytes:
         if self._openapi is None:
@@ -352,15 +435,22 @@ class HttpApi:
                 log.exception("http response not JSON-serialisable")
                 status = 500
                 data = json.dumps({"error": IndexdError(f"internal error: {exc}").to_rpc()}).encode()
+        # A page or static file brings its own Content-Type and Cache-Control.
+        fields = {"Content-Type": "application/json; charset=utf-8",
+                  "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"} | extra
         head = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Error')}",
-                "Content-Type: application/json; charset=utf-8",
                 f"Content-Length: {len(data)}",
-                "Cache-Control: no-store",
-                "X-Content-Type-Options: nosniff",
                 f"Connection: {'keep-alive' if keep else 'close'}"]
-        head += [f"{k}: {v}" for k, v in extra.items()]
+        head += [f"{k}: {v}" for k, v in fields.items()]
         writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + data)
         await writer.drain()
+
+
+class _Stream:
+    """An answer that stays open: server-sent events from ``queue``."""
+
+    def __init__(self, queue: asyncio.Queue, first: bytes):
+        self.queue, self.first = queue, first
 
 
 # ------------------------------------------------------------- request bits
@@ -434,7 +524,8 @@ def _route(path: str) -> tuple[str | None, tuple[str, ...], str | None]:
         return None, (), None
     rest = path[len(API) + 1:]
     simple = {"health": ("GET",), "openapi.json": ("GET",), "search": ("POST",),
-              "impact": ("POST",), "status": ("GET", "POST")}
+              "impact": ("POST",), "status": ("GET", "POST"), "events": ("GET",),
+              "ui/code": ("POST",)}
     if rest in simple:
         return ("openapi" if rest == "openapi.json" else rest), simple[rest], None
     if rest.startswith("rpc/") and len(rest) > 4 and "/" not in rest[4:]:
