@@ -226,6 +226,32 @@ class Relations:
                 except (KeyError, ValueError):
                     pass
 
+    def neighbourhood(self, seeds: list[dict], depth: int = 2) -> dict:
+        """Seeds ({realm, repo, path, symbol, weight}) and their neighbours ranked by
+        personalised PageRank (graph/neighbourhood.py), as rows for context packs."""
+        from .graph.neighbourhood import known_node, neighbourhood
+
+        graph = self._ready()
+        with self.lock:
+            weights: dict[tuple, float] = {}
+            for s in seeds:
+                node = (s["realm"], s["repo"], s["path"], s.get("symbol"))
+                known = known_node(graph, node)
+                if s.get("given") and (known is None or known[3] != node[3]):
+                    what = f"{node[2]}::{node[3]}" if known is not None else node[2]
+                    raise RealmError(f"{what} is not indexed (yet) in {node[1]}")
+                node = known or node
+                weights[node] = weights.get(node, 0.0) + s["weight"]
+            ranked = neighbourhood(graph, weights, depth=depth)
+            rows = []
+            for r in ranked:
+                f = graph.facts.get(r.node[:3])
+                rows.append({"realm": r.node[0], "repo": r.node[1], "path": r.node[2],
+                             "symbol": r.node[3], "lang": f.lang if f is not None else None,
+                             "score": r.score, "distance": r.distance, "why": r.why(),
+                             "seed": r.node in weights})
+        return {"nodes": rows}
+
     def export(self, fmt: str, scope: str | None) -> str:
         graph = self._ready()
         if fmt not in ("json", "dot", "graphml"):

@@ -23,7 +23,7 @@ EXIT_OK, EXIT_EMPTY, EXIT_USAGE, EXIT_UNREACHABLE, EXIT_ERROR = 0, 1, 2, 3, 4
 # Methods that still answer from the store when the daemon is down.
 LOCAL_OK = {"search", "symbols", "status", "realm.add", "realm.remove", "realm.list", "purge",
             "impact", "deps", "refs", "changes", "graph.export", "annotate", "annotations",
-            "skipped", "tests.ingest", "tests.affected", "owners"}
+            "skipped", "tests.ingest", "tests.affected", "owners", "context"}
 
 
 def _json_flag(p: argparse.ArgumentParser) -> None:
@@ -69,6 +69,17 @@ def _parser() -> argparse.ArgumentParser:
     sy = sub.add_parser("symbols", help="outline of one file")
     sy.add_argument("path")
     _json_flag(sy)
+
+    cx = sub.add_parser("context", help="the code to read for a task within a token budget: "
+                                        "search hits, then their callers, callees, tests, docs")
+    cx.add_argument("query", help="the task in words")
+    cx.add_argument("--files", nargs="+", metavar="PATH",
+                    help="files (or path::Symbol) the task is about: they seed the ranking")
+    cx.add_argument("--budget", type=int, help="tokens (default 4000, at least 64)")
+    cx.add_argument("--realm")
+    cx.add_argument("--repo", help="repo path or folder name")
+    cx.add_argument("--mode", choices=["keyword", "semantic", "hybrid"], default=None)
+    _json_flag(cx)
 
     st = sub.add_parser("status", help="what is indexed, pending, skipped; index lag")
     st.add_argument("--watch", action="store_true", help="live view")
@@ -248,6 +259,13 @@ def dispatch(args) -> int:
         result = call(settings, "symbols", {"path": _abs_path(args.path)})
         _emit(args, result, render.symbols)
         return EXIT_OK if result.get("results") else EXIT_EMPTY
+    if args.cmd == "context":
+        params = {"query": args.query, "budget": args.budget, "realm": args.realm,
+                  "mode": args.mode, "files": [_abs_target(f) for f in args.files or []] or None,
+                  "repo": _repo_arg(settings, args.repo) if args.repo else None}
+        result = call(settings, "context", {k: v for k, v in params.items() if v is not None})
+        _emit(args, result, render.context)
+        return EXIT_OK if result.get("items") else EXIT_EMPTY
     if args.cmd == "status":
         return _status(settings, args)
     if args.cmd == "reindex":

@@ -371,3 +371,23 @@ def tests_affected(result: dict) -> None:
         print(_c("33", f"not safe: {result['fallback']['reason']}"))
     if result.get("incomplete_reason"):
         print(_c("33", f"incomplete: {result['incomplete_reason']}"))
+
+
+def context(result: dict) -> None:
+    """A context pack: per item ``path:start-end symbol [view, tokens]``, its why, its text."""
+    for it in result.get("items", []):
+        where = _c("35", it["path"]) + ":" + _c("32", f"{it['start_line']}-{it['end_line']}")
+        name = it.get("symbol") or it.get("kind") or ""
+        print(f"{where} {_c('1', name)} {dim('[' + it['view'] + ', ' + str(it['tokens']) + ' tokens]')}")
+        print("    " + dim(it["why"]))
+        for line in it["text"].splitlines():
+            print("    " + line)
+        print()
+    footer = (f"{result.get('tokens', 0)} of {result.get('budget')} tokens "
+              f"({result.get('tokenizer')}), {len(result.get('items', []))} items, "
+              f"{result.get('bodies', 0)} bodies, {result.get('left_out', 0)} left out")
+    if result.get("stale"):
+        footer += f" (stale: {result.get('pending')} pending)"
+    if result.get("daemon", "") is None:
+        footer += " (daemon not running: read from the store)"
+    print(dim(footer), file=sys.stderr)
