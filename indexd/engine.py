@@ -621,6 +621,14 @@ class Engine:
         rescans = sum(1 for s in self.repos.values() if s.rescan)
         return self.debouncer.pending() + len(self.in_flight) + rescans
 
+    def _repo_pending(self, realm: str, repo: str, state) -> int:
+        """The repo's share of ``pending()``: its debounced and in-flight files and
+        a queued scan, so the repo lines add up to the header."""
+        here = (realm, repo)
+        return (self.debouncer.pending_for(lambda k: tuple(k[:2]) == here)
+                + sum(1 for k in self.in_flight if tuple(k[:2]) == here)
+                + (1 if state.rescan else 0))
+
     def index_lag_s(self) -> float:
         times = list(self.in_flight.values())
         oldest = self.debouncer.oldest()
@@ -649,7 +657,7 @@ class Engine:
             for repo in self.settings.realms[name]:
                 state = self.repos.get((name, repo), RepoState())
                 info = repo_status(self.store, name, repo)
-                info["pending"] = self.debouncer.pending_for(lambda k, r=repo: k[1] == r)
+                info["pending"] = self._repo_pending(name, repo, state)
                 info["watcher"] = "paused" if self.paused else (
                     "recrawling" if state.rescan else self.watcher.state(name, repo))
                 info["overflows"] = state.overflow
@@ -668,10 +676,12 @@ class Engine:
                 "store": self._store_stats(), **self.brief()}
 
     def _store_stats(self) -> dict:
-        """Walking the store's files costs ~100 ms: refreshed at most every 30 s."""
+        """Walking the store's files costs ~100 ms: refreshed after a batch wrote
+        (at most every 2 s) and otherwise every 30 s."""
         cached = getattr(self, "_stats_cache", None)
-        if cached is None or time.monotonic() - cached[0] > 30:
-            cached = self._stats_cache = (time.monotonic(), self.store.stats())
+        age = time.monotonic() - cached[0] if cached else 0.0
+        if cached is None or age > 30 or (cached[2] != self.generation and age > 2):
+            cached = self._stats_cache = (time.monotonic(), self.store.stats(), self.generation)
         return cached[1]
 
 

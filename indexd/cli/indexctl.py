@@ -490,7 +490,9 @@ def _status(settings, args) -> int:
         if not (args.oneline or args.format == "waybar"):
             raise
         result = {"daemon": None, "error": exc.message}
-    if args.oneline:
+    if args.oneline and args.json:
+        print(json.dumps(render.oneline_json(result)))
+    elif args.oneline:
         print(render.oneline(result))
     elif args.format == "waybar":
         print(json.dumps(render.waybar(result)))

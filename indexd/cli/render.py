@@ -110,7 +110,8 @@ def status(result: dict) -> None:
                 print(dim(f"    {f['path']}: {f['error']}"))
     store = result.get("store")
     if store:
-        print(dim(f"store {store['path']} {store['bytes'] / 1e6:.1f} MB, versions {store.get('versions')}"))
+        versions = ", ".join(f"{k} {v}" for k, v in (store.get("versions") or {}).items())
+        print(dim(f"store {store['path']} {store['bytes'] / 1e6:.1f} MB, versions {versions or 'none'}"))
 
 
 def skipped(result: dict) -> None:
@@ -140,6 +141,16 @@ def oneline(result: dict) -> str:
     if pending:
         return f"indexd ⟳ {pending} pending {lag:.1f}s"
     return f"indexd ✓ {lag:.1f}s"
+
+
+def oneline_json(result: dict) -> dict:
+    """`status --oneline --json`: the status-bar line and the figures behind it."""
+    up = bool(result.get("daemon"))
+    return {"text": oneline(result), "daemon": up,
+            "state": (result.get("state") or "fresh") if up else "down",
+            "pending": result.get("pending", 0) if up else None,
+            "index_lag_s": result.get("index_lag_s") if up else None,
+            "error": result.get("error")}
 
 
 def waybar(result: dict) -> dict:

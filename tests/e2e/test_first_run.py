@@ -1,0 +1,72 @@
+"""A newcomer's first minutes (issue 15, part 4): what `status` and friends show
+right after the first start must be coherent and machine-readable."""
+
+from __future__ import annotations
+
+import json
+
+from testlib import GitRepo, run_cli, settings_with_realm, wait_until
+
+
+def _repo_pending(status: dict) -> int:
+    return sum(r.get("pending", 0) for realm in status["realms"] for r in realm["repos"])
+
+
+def test_status_pending_adds_up_while_a_new_repo_waits(tmp_path, daemon):
+    """The header said `pending 1` above a repo line saying `pending 0, indexed never`."""
+    first = GitRepo(tmp_path / "first")
+    first.write("a.py", "def alpha():\n    return 1\n")
+    first.commit()
+    second = GitRepo(tmp_path / "second")
+    second.write("b.py", "def beta():\n    return 2\n")
+    second.commit()
+    settings_with_realm("work", first.path)
+    d = daemon()
+    d.call("status", sync=True, timeout=60)
+    assert d.call("pause") == {"paused": True}
+    assert run_cli("realm", "add", "work", second.path, env=d.env).returncode == 0
+
+    def waiting():
+        st = d.call("status")
+        repos = {r["repo"]: r for realm in st["realms"] for r in realm["repos"]}
+        return st if str(second.path) in repos and st["pending"] else None
+
+    st = wait_until(waiting, timeout=30, what="the new repo's scan to be queued")
+    new = next(r for realm in st["realms"] for r in realm["repos"] if r["repo"] == str(second.path))
+    assert new["pending"] >= 1, new
+    assert _repo_pending(st) == st["pending"], st
+    out = run_cli("status", env=d.env).stdout
+    assert f"{second.path}: 0 files" in out and "pending 0" not in out.split(str(second.path))[1]
+
+    d.call("resume")
+    st = d.call("status", sync=True, timeout=60)
+    assert st["pending"] == 0 and _repo_pending(st) == 0
+
+
+def test_store_figures_are_current_after_the_first_index(git_repo, daemon):
+    """`store 0.0 MB` stayed on screen for 30 s after the first index."""
+    settings_with_realm("work", git_repo.path)
+    d = daemon()
+    early = d.call("status")   # maybe before anything was written
+    for i in range(30):
+        git_repo.write(f"m{i}.py", f"def f{i}(x):\n    return x + {i}\n")
+    st = d.call("status", sync=True, timeout=60)
+    assert sum(r["files"] for r in st["realms"][0]["repos"]) == 30
+    # Refreshed within seconds of the batch (it was cached for 30 s).
+    wait_until(lambda: d.call("status")["store"]["bytes"] > early["store"]["bytes"], timeout=15,
+               what="the store's size to include the first index")
+    out = run_cli("status", env=d.env).stdout
+    assert "versions {" not in out, out   # a Python dict's repr is not for people
+
+
+def test_status_oneline_json_is_json(git_repo, daemon):
+    settings_with_realm("work", git_repo.path)
+    down = run_cli("status", "--oneline", "--json")
+    assert down.returncode == 0, down.stderr
+    doc = json.loads(down.stdout)
+    assert doc["daemon"] is False and doc["state"] == "down" and doc["text"].startswith("indexd")
+    d = daemon()
+    d.call("status", sync=True, timeout=60)
+    up = json.loads(run_cli("status", "--oneline", "--json", env=d.env).stdout)
+    assert up["daemon"] is True and up["state"] == "fresh" and up["pending"] == 0
+    assert up["text"] == run_cli("status", "--oneline", env=d.env).stdout.strip()
