@@ -99,9 +99,7 @@ class Nvim:
         try:
             output, _ = self.proc.communicate(timeout=timeout)
         finally:
-            if self.proc.poll() is None:     # hung: never left behind
-                self.proc.kill()
-                self.proc.communicate()
+            self.kill()                     # hung: never left behind
         text = output.decode(errors="replace")
         assert self.out.exists(), f"nvim rc={self.proc.returncode} wrote no result:\n{text}"
         got = json.loads(self.out.read_text(encoding="utf-8"))
@@ -109,9 +107,26 @@ class Nvim:
         assert "stack traceback" not in text and got["errmsg"] == "", (text, got["errmsg"])
         return got
 
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.communicate()
 
-def run_nvim(body: str, tmp_path, env: dict) -> dict:
-    return Nvim(body, tmp_path, env).finish()
+
+@pytest.fixture
+def nvim(tmp_path, nvim_env):
+    """Start a harnessed nvim; any still running when the test ends (a failed wait) is killed."""
+    started = []
+
+    def start(body: str, env: dict | None = None) -> Nvim:
+        where = tmp_path / f"nvim{len(started)}"
+        where.mkdir()
+        started.append(Nvim(body, where, nvim_env if env is None else env))
+        return started[-1]
+
+    yield start
+    for nv in started:
+        nv.kill()
 
 
 def lua_str(value) -> str:
@@ -135,9 +150,9 @@ def retry_repo(git_repo, daemon):
     return git_repo.path.resolve(), d
 
 
-def test_search_sync_and_quickfix(retry_repo, tmp_path, nvim_env):
+def test_search_sync_and_quickfix(retry_repo, nvim):
     root, _ = retry_repo
-    got = run_nvim("""
+    got = nvim("""
       ix.setup({ picker = "quickfix" })
       local results = assert(ix.search_sync("compute backoff", { sync = true, timeout = 30000 }))
       vim.cmd("IndexdSearch compute backoff")
@@ -148,7 +163,7 @@ def test_search_sync_and_quickfix(retry_repo, tmp_path, nvim_env):
                               start_line = h.start_line, repo = h.repo })
       end
       return { results = found, qf = qf_items() }
-    """, tmp_path, nvim_env)["result"]
+    """).finish()["result"]
     first = got["results"][0]
     assert (first["path"], first["symbol"], first["kind"], first["start_line"]) == (
         "pkg/retry.py", "compute_backoff", "function", 4)
@@ -159,9 +174,9 @@ def test_search_sync_and_quickfix(retry_repo, tmp_path, nvim_env):
     assert "compute_backoff" in got["qf"][0]["text"]
 
 
-def test_impact_and_refs_of_the_symbol_under_the_cursor(retry_repo, tmp_path, nvim_env):
+def test_impact_and_refs_of_the_symbol_under_the_cursor(retry_repo, nvim):
     root, _ = retry_repo
-    got = run_nvim(f"""
+    got = nvim(f"""
       ix.setup({{ picker = "quickfix" }})
       vim.cmd("edit " .. vim.fn.fnameescape({lua_str(root / "pkg/retry.py")}))
       vim.api.nvim_win_set_cursor(0, {{ 6, 4 }})     -- inside compute_backoff's body
@@ -174,8 +189,17 @@ def test_impact_and_refs_of_the_symbol_under_the_cursor(retry_repo, tmp_path, nv
       vim.cmd("cclose")                              -- back in the file's window
       vim.cmd("IndexdRefs")
       wait_for("refs", function() return qf_title():find("^indexd refs") ~= nil end)
-      return {{ target = target, impact = impact, refs = qf_items() }}
-    """, tmp_path, nvim_env)["result"]
+      local refs = qf_items()
+      vim.cmd("cclose")
+      vim.api.nvim_win_set_cursor(0, {{ 1, 0 }})     -- the module docstring: no symbol
+      local file_target
+      ix.cursor_target(function(err, t) file_target = t or err end)
+      wait_for("the file target", function() return file_target ~= nil end)
+      vim.cmd("IndexdRefs")
+      wait_for("a message", function() return #messages > 0 end)
+      return {{ target = target, impact = impact, refs = refs, file_target = file_target }}
+    """).finish()
+    messages, got = got["messages"], got["result"]
     assert got["target"] == f"{root}/pkg/retry.py::compute_backoff"
     impact = {(q["file"], q["lnum"]) for q in got["impact"]}
     # The importer's call and the test's call, at the lines they are written on.
@@ -184,11 +208,14 @@ def test_impact_and_refs_of_the_symbol_under_the_cursor(retry_repo, tmp_path, nv
     assert any(q["text"].startswith("[tests]") for q in got["impact"])
     refs = {(q["file"], q["lnum"]) for q in got["refs"]}
     assert {(str(root / "app.py"), 5), (str(root / "tests/test_retry.py"), 5)} <= refs
+    assert got["file_target"] == f"{root}/pkg/retry.py"       # impact of the whole file
+    assert [m["msg"] for m in messages] == [
+        f"indexd: no symbol at line 1 of {root}/pkg/retry.py (refs needs one)"]
 
 
-def test_statusline_shows_pending_then_fresh_after_an_edit(retry_repo, tmp_path, nvim_env):
+def test_statusline_shows_pending_then_fresh_after_an_edit(retry_repo, nvim):
     root, _ = retry_repo
-    got = run_nvim(f"""
+    got = nvim(f"""
       ix.setup({{}})
       local seen = {{}}
       vim.api.nvim_create_autocmd("User", {{ pattern = "IndexdStatus",
@@ -214,16 +241,16 @@ def test_statusline_shows_pending_then_fresh_after_an_edit(retry_repo, tmp_path,
       end)
       local hits = assert(ix.search_sync("jitter delay", {{ limit = 3 }}))
       return {{ seen = seen, last = ix.statusline(), top = hits[1] and hits[1].symbol or "" }}
-    """, tmp_path, nvim_env)["result"]
+    """).finish()["result"]
     assert "indexd ⏸ 0 pending" in got["seen"] and "indexd ⏸ 1 pending" in got["seen"]
     assert re.fullmatch(r"indexd ✓ \d+\.\ds", got["last"]), got["last"]
     assert got["seen"].index("indexd ⏸ 1 pending") < len(got["seen"]) - 1
     assert got["top"] == "jitter_delay"
 
 
-def test_statusline_reconnects_when_the_daemon_restarts(retry_repo, daemon, tmp_path, nvim_env):
+def test_statusline_reconnects_when_the_daemon_restarts(retry_repo, daemon, nvim):
     _, d = retry_repo
-    nv = Nvim("""
+    nv = nvim("""
       ix.setup({ reconnect_ms = 200 })
       wait_for("fresh", function() return ix.statusline():find("^indexd ✓") ~= nil end)
       assert(ix.search_sync("compute backoff"))     -- the request connection is open too
@@ -233,7 +260,7 @@ def test_statusline_reconnects_when_the_daemon_restarts(retry_repo, daemon, tmp_
       wait_for("back", function() return ix.statusline():find("^indexd ✓") ~= nil end, 90000)
       local hits, err = ix.search_sync("compute backoff")
       return { top = hits and hits[1].symbol or err }
-    """, tmp_path, nvim_env)
+    """)
     wait_until(lambda: nv.marked("up"), timeout=60, what="nvim to see the daemon")
     d.stop()
     wait_until(lambda: nv.marked("down"), timeout=60, what="nvim to see the daemon gone")
@@ -242,7 +269,7 @@ def test_statusline_reconnects_when_the_daemon_restarts(retry_repo, daemon, tmp_
 
 
 @pytest.mark.parametrize("case", ["indexd_home_relative", "xdg_runtime_dir", "neither"])
-def test_socket_path_is_the_one_the_cli_uses(case, tmp_path, nvim_env, monkeypatch):
+def test_socket_path_is_the_one_the_cli_uses(case, tmp_path, nvim_env, nvim, monkeypatch):
     from indexd.config import default_paths
 
     monkeypatch.chdir(tmp_path)
@@ -251,12 +278,12 @@ def test_socket_path_is_the_one_the_cli_uses(case, tmp_path, nvim_env, monkeypat
         env["INDEXD_HOME"] = "ixrel"
     elif case == "xdg_runtime_dir":
         env["XDG_RUNTIME_DIR"] = str(tmp_path / "run")
-    got = run_nvim("return { socket = ix.socket() }", tmp_path, env)
+    got = nvim("return { socket = ix.socket() }", env).finish()
     assert got["result"]["socket"] == str(default_paths(env).socket)
 
 
-def test_daemon_down_is_a_message_not_a_stack_trace(tmp_path, nvim_env):
-    got = run_nvim(f"""
+def test_daemon_down_is_a_message_not_a_stack_trace(tmp_path, nvim):
+    got = nvim(f"""
       ix.setup({{ socket = {lua_str(tmp_path / "other.sock")} }})
       local results, err = ix.search_sync("anything")
       vim.cmd("IndexdSearch anything")
@@ -265,7 +292,7 @@ def test_daemon_down_is_a_message_not_a_stack_trace(tmp_path, nvim_env):
       wait_for("three messages", function() return #messages >= 3 end)
       wait_for("the statusline", function() return ix.statusline() == "indexd ✗ down" end)
       return {{ results = results == nil, err = err }}
-    """, tmp_path, nvim_env)
+    """).finish()
     assert got["result"]["results"] is True
     assert got["result"]["err"] == f"{NOT_RUNNING} (no daemon at {tmp_path / 'other.sock'})"
     assert [m["msg"].split(" (")[0] for m in got["messages"]] == [NOT_RUNNING] * 3

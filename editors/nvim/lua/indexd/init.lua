@@ -121,7 +121,7 @@ function M.search(query, opts)
     if err then
       return ui.error(err)
     end
-    ui.show("indexd search: " .. query, ui.search_items(answer.results),
+    ui.show("indexd search: " .. query, ui.search_items(answer.results or {}),
             "indexd: nothing found for " .. query)
   end, opts)
 end
