@@ -16,17 +16,17 @@ Reads the store (which files are indexed, symbol line ranges); never writes it.
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from collections import deque
 from pathlib import Path
 
 from ..errors import InvalidParams, RealmError
-from ..realms import locate
 from .blame import (UNCOMMITTED, BlameUnavailable, FileBlame, blame_committed, history_bound,
                     line_count, worktree_lines)
+from .gitrepo import GitFile
 from .tally import Commit, merge_reviewers, tally
+from .targets import resolve, symbol_range
 
 log = logging.getLogger(__name__)
 
@@ -37,44 +37,6 @@ NOT_IN_HEAD = FileBlame("", (), None, False)   # every line is the working tree'
 IMPACT_FILES = 50         # affected files whose owners an impact answer sums up
 IMPACT_BLAME_S = 0.5      # ...blaming those not cached yet for this long, queueing the rest
 SYMBOL_OWNERS = 3         # owners listed per symbol in `symbols`
-
-
-class GitFile:
-    """One repo's git side for one request (pygit2 objects are not shared across threads)."""
-
-    def __init__(self, repo: str):
-        import pygit2
-
-        found = pygit2.discover_repository(repo)
-        if found is None:
-            raise BlameUnavailable("not in a git repository: a plain folder has no history")
-        self.git = pygit2.Repository(found)
-        if self.git.workdir is None:
-            raise BlameUnavailable("a bare repository has no working tree")
-        # A realm folder inside a bigger repo: its paths are below a prefix there.
-        self.prefix = os.path.relpath(os.path.realpath(repo),
-                                      os.path.realpath(self.git.workdir))
-        self.head = None if self.git.head_is_unborn else self.git.head.target
-        self.tree = None if self.head is None else self.git[self.head].tree
-
-    def git_path(self, rel: str) -> str:
-        return rel if self.prefix == "." else f"{self.prefix}/{rel}"
-
-    def head_blob(self, rel: str):
-        """HEAD's blob of ``rel``; None when HEAD has no such file (or no commit yet)."""
-        import pygit2
-
-        if self.tree is None:
-            return None
-        try:
-            entry = self.tree[self.git_path(rel)]
-        except KeyError:
-            return None
-        if entry.filemode == pygit2.enums.FileMode.LINK:
-            raise BlameUnavailable("a symbolic link")
-        if entry.type_str != "blob":
-            raise BlameUnavailable(f"not a file in git ({entry.type_str})")
-        return self.git[entry.id]
 
 
 class Owners:
@@ -280,40 +242,10 @@ class Owners:
         return [known[cid] for cid in fb.commits]
 
     # -- answers ------------------------------------------------------------
-    def resolve(self, target: str) -> tuple[str, str, str, str | None]:
-        """(realm, repo, rel, symbol) of 'path' or 'path::Qualified.name'; the path is
-        absolute, 'repo_name/path' or a repo-relative path found in one repo."""
-        path, _, symbol = target.partition("::")
-        path = path.rstrip("/")
-        if not path:
-            raise InvalidParams("needs 'target': a path, or path::Qualified.name")
-        if os.path.isabs(path):
-            realm, repo, rel = locate(self._settings(), path)
-            return realm, repo, rel, symbol or None
-        pairs = self._settings().realm_repos(None)
-        head, _, rest = path.partition("/")
-        hits = [(r, p, rest) for r, p in pairs if Path(p).name == head and _is_file(p, rest)]
-        hits = hits or [(r, p, path) for r, p in pairs if _is_file(p, path)]
-        if len({h[1] for h in hits}) > 1:
-            raise RealmError(f"{path!r} is ambiguous: " +
-                             ", ".join(sorted(f"{Path(h[1]).name}/{h[2]}" for h in hits)))
-        if not hits:
-            raise RealmError(f"no file matches {path!r} in any realm")
-        realm, repo, rel = hits[0]
-        return realm, repo, rel, symbol or None
-
-    def symbol_range(self, realm: str, repo: str, rel: str, symbol: str) -> tuple[int, int]:
-        from ..query.search import outline
-
-        rows = [r for r in outline(self.store, realm, repo, rel) if r.get("symbol") == symbol]
-        if not rows:
-            raise RealmError(f"{symbol!r} is not defined in {rel} (as indexed)")
-        return min(r["start_line"] for r in rows), max(r["end_line"] for r in rows)
-
     def target(self, target: str, limit: int = 10) -> dict:
         """The `owners` method: the owners of one file or symbol, blamed now if needed."""
-        realm, repo, rel, symbol = self.resolve(target)
-        start, end = self.symbol_range(realm, repo, rel, symbol) if symbol else (1, None)
+        realm, repo, rel, symbol = resolve(self._settings(), target)
+        start, end = symbol_range(self.store, realm, repo, rel, symbol) if symbol else (1, None)
         out = {"target": target, "realm": realm, "repo": repo, "path": rel, "symbol": symbol,
                "start_line": start, "end_line": end}
         return out | self._tally(repo, rel, start, end, limit)
@@ -325,8 +257,9 @@ class Owners:
         except BlameUnavailable as exc:
             return unavailable(exc.reason)
         if got is None:
-            return {"available": False, "pending": True,
-                    "reason": "not blamed yet (queued in the background)", "owners": []}
+            return {"available": False, "pending": True, "owners": [], "lines": 0,
+                    "reason": "not blamed yet (queued in the background)" if self._thread
+                    else "not blamed: over this answer's time for blame"}
         lines, commits, notes = got
         t = tally(lines, commits, start, end, limit)
         partial = notes["bounded"] and t["older_lines"] > 0
@@ -347,14 +280,18 @@ class Owners:
                 hit.setdefault("owners", [])
 
     def _annotate_symbols(self, result: dict) -> None:
+        # An outline is asked for often (editors): with the owners thread running a file
+        # not blamed yet is queued first, not blamed in the request (seconds on a long
+        # history); without it (no daemon) there is no one else to do it.
+        compute = self._thread is None
         repo, rel = result["repo"], result["path"]
         try:
             ctx = GitFile(repo)
-            got = self.attribution(ctx, repo, rel)
+            got = self.attribution(ctx, repo, rel, compute)
+            result["owners"] = self._tally(repo, rel, 1, None, 10, compute, ctx)
         except BlameUnavailable as exc:
             got, result["owners"] = None, unavailable(exc.reason)
         if got is not None:
-            result["owners"] = self._tally(repo, rel, 1, None, 10, ctx=ctx)
             lines, commits, _notes = got
         for hit in result.get("results") or []:
             hit["owners"] = [] if got is None else tally(
@@ -407,13 +344,6 @@ class Owners:
         with self.lock:
             return {"files": len(self.cache), "blamed": self.blamed, "queued": len(self._queue),
                     "heads": dict(self._heads), "partial_repos": sorted(self.partial_repos)}
-
-
-def _is_file(repo: str, rel: str) -> bool:
-    try:
-        return Path(repo, rel).is_file()
-    except (OSError, ValueError):   # a name too long for the OS is no file either
-        return False
 
 
 def unavailable(reason: str) -> dict:

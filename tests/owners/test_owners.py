@@ -161,3 +161,30 @@ def test_new_line_origins_agree_with_the_text(tmp_path):
         kept = [o for o in origin if o is not None]
         assert kept == sorted(set(kept))        # in order, each old line at most once
         assert len(kept) == sum(not line.startswith(("added", "changed")) for line in new)
+
+
+def test_blame_work_is_bounded_by_the_history_cut_not_the_history(tmp_path):
+    """4x the history, the same cut: blame costs about the same (< 2x), where an
+    uncut blame walks it all."""
+    from testlib import cost_ratio
+
+    from indexd.owners.blame import blame_committed, history_bound
+
+    def repo_with(n: int) -> GitRepo:
+        repo = GitRepo(tmp_path / f"r{n}")
+        body = ""
+        for i in range(n):
+            body += f"line {i}\n"
+            repo.write("grow.txt", body)
+            repo.commit(f"c{i}", author=ALICE if i % 2 else BOB)
+        return repo
+
+    def blamer(repo: GitRepo):
+        head = repo.repo.head.target
+        oldest = history_bound(repo.repo, head, 20)
+        blob = repo.repo[repo.repo[head].tree["grow.txt"].id]
+        return lambda: blame_committed(repo.repo, "grow.txt", blob, head, oldest)
+
+    small, big = blamer(repo_with(60)), blamer(repo_with(240))
+    assert sum(i == -2 for i in big().lines) == 240 - 20   # OLDER: nobody's
+    assert cost_ratio(small, big, bound=2.0) < 2.0
