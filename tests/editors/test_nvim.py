@@ -12,6 +12,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 
@@ -266,6 +267,35 @@ def test_statusline_reconnects_when_the_daemon_restarts(retry_repo, daemon, nvim
     wait_until(lambda: nv.marked("down"), timeout=60, what="nvim to see the daemon gone")
     daemon()
     assert nv.finish()["result"]["top"] == "compute_backoff"
+
+
+def test_a_daemon_that_stops_answering_times_out_then_recovers(daemon, nvim):
+    d = daemon()
+    nv = nvim("""
+      ix.setup({ timeout_ms = 500 })
+      assert(ix.request_sync("initialize"))
+      mark("connected")
+      wait_for("the daemon frozen", function()
+        return (vim.uv or vim.loop).fs_stat(os.getenv("IX_TEST_OUT") .. ".frozen") ~= nil
+      end, 60000)
+      local results, err = ix.search_sync("anything")
+      mark("timed_out")
+      -- Thawed, it answers the abandoned request too; that answer must not be taken
+      -- for the next one's.
+      local st, err2 = ix.request_sync("status", nil, { timeout = 30000 })
+      return { results = results == nil, err = err, state = st and st.state or err2 }
+    """)
+    wait_until(lambda: nv.marked("connected"), timeout=60, what="nvim to connect")
+    d.proc.send_signal(signal.SIGSTOP)
+    try:
+        nv.out.with_name("out.json.frozen").touch()
+        wait_until(lambda: nv.marked("timed_out"), timeout=60, what="search_sync to time out")
+    finally:
+        d.proc.send_signal(signal.SIGCONT)
+    got = nv.finish()["result"]
+    assert got["results"] is True
+    assert got["err"] == "indexd did not answer search within 0.5 s"
+    assert got["state"] in ("fresh", "indexing")
 
 
 @pytest.mark.parametrize("case", ["indexd_home_relative", "xdg_runtime_dir", "neither"])
