@@ -54,6 +54,9 @@ def test_owners_of_files_and_symbols_over_the_socket(git_repo, daemon, tmp_path)
     assert "app.py" in {a["path"] for a in impact["affected"]}
     assert impact["owners"]["pending"] == 0 and impact["owners"]["complete"]
     assert {p["name"] for p in impact["owners"]["reviewers"]} == {"Alice Able", "Bob Baker"}
+    app = d.call("symbols", path=str(git_repo.path / "app.py"))   # blamed by the thread alone
+    assert people(app["owners"]) == {"Alice Able": 5}
+    assert [o["name"] for o in app["results"][-1]["owners"]] == ["Alice Able"]
 
     plain = d.call("owners", target=str(notes / "todo.md"))
     assert not plain["available"] and "not in a git repository" in plain["reason"]
