@@ -106,7 +106,7 @@ class Engine:
         self.indexer.before_write = self._before_write
         # Semantic layer: loaded in the background so the socket is up at once.
         self.enrich = Enricher(store, lambda: self.settings, lambda: self.notify(self.brief()),
-                               embed=embed)
+                               embed=embed, relations=self.relations)
 
     # -- lifecycle ---------------------------------------------------------
     def start(self) -> None:

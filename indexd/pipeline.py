@@ -44,7 +44,7 @@ def _extractor_version() -> str:
 
     root = Path(__file__).parent
     parts = sorted((root / "parse").rglob("*.py")) + sorted((root / "parse").rglob("*.scm"))
-    parts += [root / "store" / "rows.py", root / "words.py"]
+    parts += [root / "store" / "rows.py", root / "words.py", root / "enrich" / "file_summary.py"]
     digest = hashlib.sha256()
     for path in parts:
         digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())

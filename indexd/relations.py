@@ -16,6 +16,7 @@ import threading
 import time
 from pathlib import Path
 
+from .descriptions import Describer
 from .errors import IndexNotReady, InvalidParams, RealmError
 from .graph.cochange import co_change_edges
 from .graph.coverage import CoverageIndex, covering_tests, merge_tests
@@ -46,6 +47,10 @@ class Relations:
         self._heads: dict[str, str] = {}
         self._built = threading.Event()
         self.coverage = CoverageIndex()   # tests ingest's edges (graph/coverage.py)
+        self.describer = Describer(store, settings_provider)   # summaries, edge sentences
+        # Called with the file keys each update touched (None: a new graph, all of
+        # them): the enrich stage's relationship descriptions follow the graph.
+        self.listeners: list = []
 
     # -- building ------------------------------------------------------------
     def build(self, replace: bool = False) -> None:
@@ -72,6 +77,7 @@ class Relations:
         with self.lock:
             self.graph = graph
             self._built.set()
+        self._tell(None)
         self.reload_coverage()
         files = len(facts)
         del facts
@@ -126,7 +132,15 @@ class Relations:
                     self.graph.update_file(present[key])
                 else:
                     self.graph.remove_file(*key)
+        self._tell(keys)
         return True
+
+    def _tell(self, keys) -> None:
+        for listener in self.listeners:
+            try:
+                listener(keys)
+            except Exception:  # noqa: BLE001 - a listener never breaks an update
+                log.exception("graph listener failed")
 
     # -- queries -------------------------------------------------------------
     def _ready(self) -> Graph:
@@ -152,7 +166,24 @@ class Relations:
         return list(kinds)
 
     def impact(self, target: str, **kw) -> dict:
-        """The graph's impact, with the tests coverage saw run the target first."""
+        """The graph's impact (with the tests coverage saw run the target first), its
+        files' summaries and its edges in words (descriptions.py)."""
+        result = self._impact_with_coverage(target, **kw)
+        # limit None: a whole walk for changes / tests affected, which describe
+        # only what they show (or nothing)
+        return result if kw.get("limit", 200) is None else self._described(result)
+
+    def _described(self, result: dict) -> dict:
+        graph = self.graph
+        if graph is None:
+            return result
+        try:
+            return self.describer.impact(result, graph, self.lock)
+        except Exception:  # noqa: BLE001 - the answer stands without its sentences
+            log.exception("impact descriptions failed target=%s", result.get("target"))
+            return result
+
+    def _impact_with_coverage(self, target: str, **kw) -> dict:
         result = self._graph_impact(target, **kw)
         kinds = self._kinds(kw.get("kinds"))
         if kinds is not None and "tests" not in kinds:
@@ -164,6 +195,20 @@ class Relations:
             except KeyError:   # the graph was replaced meanwhile: static tests only
                 return result
             return merge_tests(result, covering_tests(self.coverage, seeds, graph._node_kind))
+
+    def summary(self, target: str, top: int = 5) -> dict:
+        """One file's summary and its strongest relationships both ways, in words."""
+        graph = self._ready()
+        with self.lock:
+            try:
+                seeds = graph.resolve_target(target)
+            except KeyError as exc:
+                raise RealmError(_unknown(target, exc)) from None
+        files = sorted({s[:3] for s in seeds})
+        if len(files) != 1 or seeds[0][3] is not None:
+            raise InvalidParams(f"summary needs one file; {target!r} is "
+                                + (f"{len(files)} files" if len(files) != 1 else "a symbol"))
+        return self.describer.summary(files[0], graph, self.lock, top=top)
 
     # -- coverage edges (indexctl tests ingest) --------------------------------
     def reload_coverage(self) -> None:
@@ -225,6 +270,11 @@ class Relations:
                     hit["related"] = graph.related(path, hit.get("symbol"), limit=limit)
                 except (KeyError, ValueError):
                     pass
+        if graph is not None:
+            try:
+                self.describer.related(hits[:top], graph, self.lock)
+            except Exception:  # noqa: BLE001 - hits stand without their sentences
+                log.exception("related descriptions failed")
 
     def neighbourhood(self, seeds: list[dict], depth: int = 2) -> dict:
         """Seeds ({realm, repo, path, symbol, weight}) and their neighbours ranked by
@@ -293,11 +343,12 @@ class Relations:
         # each answer listed its first 50 unresolved: the total is the sum of theirs
         lists["unresolved_total"] = sum(r.get("unresolved_total", 0) for r in results)
         lists["unresolved_truncated"] = lists["unresolved_total"] > len(lists["unresolved"])
-        return {"repo": repo, "since": since, "changed": changed, **lists,
-                "complete": all(r["complete"] for r in results) and not doubts,
-                "incomplete_reason": "; ".join(dict.fromkeys(reasons)) or None,
-                "limit": limit, "truncated": any_truncated(lists),
-                "took_ms": round((time.perf_counter() - t0) * 1000, 2)}
+        return self._described({
+            "repo": repo, "since": since, "changed": changed, **lists,
+            "complete": all(r["complete"] for r in results) and not doubts,
+            "incomplete_reason": "; ".join(dict.fromkeys(reasons)) or None,
+            "limit": limit, "truncated": any_truncated(lists),
+            "took_ms": round((time.perf_counter() - t0) * 1000, 2)})
 
     def tests_affected(self, **kw) -> dict:
         """The tests to run for a change, ranked, with evidence (tests_affected.py)."""

@@ -23,7 +23,7 @@ EXIT_OK, EXIT_EMPTY, EXIT_USAGE, EXIT_UNREACHABLE, EXIT_ERROR = 0, 1, 2, 3, 4
 # Methods that still answer from the store when the daemon is down.
 LOCAL_OK = {"search", "symbols", "status", "realm.add", "realm.remove", "realm.list", "purge",
             "impact", "deps", "refs", "changes", "graph.export", "annotate", "annotations",
-            "skipped", "tests.ingest", "tests.affected", "owners", "context"}
+            "skipped", "tests.ingest", "tests.affected", "context", "owners", "summary"}
 
 
 def _json_flag(p: argparse.ArgumentParser) -> None:
@@ -69,6 +69,12 @@ def _parser() -> argparse.ArgumentParser:
     sy = sub.add_parser("symbols", help="outline of one file")
     sy.add_argument("path")
     _json_flag(sy)
+
+    su = sub.add_parser("summary", help="what a file is for, and how it relates to the files "
+                                        "it uses and that use it, in words")
+    su.add_argument("path")
+    su.add_argument("--top", type=int, help="relationships each way (default 5, at most 50)")
+    _json_flag(su)
 
     cx = sub.add_parser("context", help="the code to read for a task within a token budget: "
                                         "search hits, then their callers, callees, tests, docs")
@@ -259,6 +265,10 @@ def dispatch(args) -> int:
         result = call(settings, "symbols", {"path": _abs_path(args.path)})
         _emit(args, result, render.symbols)
         return EXIT_OK if result.get("results") else EXIT_EMPTY
+    if args.cmd == "summary":
+        params = {"path": _abs_path(args.path), "top": args.top}
+        result = call(settings, "summary", {k: v for k, v in params.items() if v is not None})
+        return _emit(args, result, render.summary)
     if args.cmd == "context":
         params = {"query": args.query, "budget": args.budget, "realm": args.realm,
                   "mode": args.mode, "files": [_abs_target(f) for f in args.files or []] or None,

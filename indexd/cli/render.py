@@ -53,6 +53,16 @@ def symbols(result: dict) -> None:
         print(f"{hit['start_line']:>5}-{hit['end_line']:<5} {indent}{_c('36', hit['kind'])} {label}")
 
 
+def summary(result: dict) -> None:
+    print(f"{result['path']}: {result.get('summary') or dim('(no summary yet)')}")
+    for name, title in (("uses", "uses"), ("used_by", "used by")):
+        if result.get(name):
+            print(f"{title}:")
+        for r in result.get(name) or []:
+            source = dim(f" [{r['describe_source']}]") if r["describe_source"] != "evidence" else ""
+            print(f"  {r['path']}  {r['describe']}{source}")
+
+
 def realm(result: dict) -> None:
     if "realms" in result:
         if not result["realms"]:

@@ -45,6 +45,11 @@ FILE_PROMPT = (
     "You write summaries for a code search index. Given the symbols a file "
     "defines, reply with one or two plain sentences saying what the file is for. "
     "No preamble, no markdown.")
+RELATION_PROMPT = (
+    "You describe relationships between files for a code search index. Given two "
+    "files, what each is for and the evidence of how the first uses the second, reply "
+    "with one plain sentence saying what the first file uses the second for. "
+    "No preamble, no markdown.")
 
 
 class Summarizer(Protocol):
@@ -53,6 +58,8 @@ class Summarizer(Protocol):
     def summarize(self, rows: list[dict]) -> list[tuple[str, str]]: ...
 
     def summarize_file(self, path: str, symbol_summaries) -> tuple[str, str]: ...
+
+    def describe_relation(self, pair: dict) -> tuple[str, str]: ...
 
     def available(self) -> tuple[bool, str]: ...
 
@@ -120,6 +127,9 @@ class OffSummarizer:
     def summarize_file(self, path: str, symbol_summaries) -> tuple[str, str]:
         return "", ""
 
+    def describe_relation(self, pair: dict) -> tuple[str, str]:
+        return pair["evidence"], "evidence"
+
     def available(self) -> tuple[bool, str]:
         return True, "summaries are off"
 
@@ -134,6 +144,9 @@ class DocstringSummarizer:
 
     def summarize_file(self, path: str, symbol_summaries) -> tuple[str, str]:
         return _fallback_file(path, symbol_summaries), "docstring"
+
+    def describe_relation(self, pair: dict) -> tuple[str, str]:
+        return pair["evidence"], "evidence"
 
     def available(self) -> tuple[bool, str]:
         return True, "docstring summaries need no model"
@@ -192,6 +205,7 @@ class SummaryStats:
     fallbacks: int = 0      # rows given the docstring summary instead
     waited_s: float = 0.0   # time spent in the rate limiter
     reasons: dict = field(default_factory=dict)   # breaker_open|fatal|unreachable|garbage -> n
+    error: str | None = None   # why the model is not being used right now (status shows it)
 
 
 class OllamaSummarizer:
@@ -229,6 +243,13 @@ class OllamaSummarizer:
             return _fallback_file(path, items), "docstring"
         return self._one(_file_messages(path, items), lambda: _fallback_file(path, items))
 
+    def describe_relation(self, pair: dict) -> tuple[str, str]:
+        """One sentence for a file pair: ``pair`` has src, dst (paths), evidence (the
+        sentence built from the edges) and src_summary, dst_summary; falls back to
+        the evidence (source "evidence")."""
+        text, source = self._one(_relation_messages(pair), lambda: pair["evidence"])
+        return (text, "llm") if source == "llm" else (pair["evidence"], "evidence")
+
     def available(self) -> tuple[bool, str]:
         """Server reachable and model pulled (``/api/tags``), for ``doctor``."""
         try:
@@ -250,7 +271,7 @@ class OllamaSummarizer:
         if time.monotonic() < self._open_until:
             return self._fallback(fallback, "breaker_open")
         try:
-            text = self._with_retries(messages)
+            text = self._with_retries(masked(messages))
         except _Fatal as exc:
             self._trip(str(exc))
             return self._fallback(fallback, "fatal")
@@ -262,6 +283,7 @@ class OllamaSummarizer:
             return self._fallback(fallback, "garbage")
         with self._lock:
             self.stats.llm += 1
+            self.stats.error = None
         return text, "llm"
 
     def _with_retries(self, messages: list[dict]) -> str:
@@ -290,6 +312,9 @@ class OllamaSummarizer:
 
     def _trip(self, reason: str) -> None:
         self._open_until = time.monotonic() + self.cooldown_s
+        self.stats.error = (f"Ollama at {self.url} (model {self.model}): {reason}; using "
+                            f"docstring summaries and evidence sentences, retrying in "
+                            f"{self.cooldown_s:.0f}s")
         self._log_once(reason, f"LLM summaries off for {self.cooldown_s:.0f}s, using "
                                f"docstring summaries: {reason}")
 
@@ -358,6 +383,27 @@ def _symbol_messages(row: dict) -> list[dict]:
     if body:
         lines.append(f"Code (first {BODY_PROMPT_LINES} lines):\n{body}")
     return [{"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "user", "content": "\n".join(lines)}]
+
+
+def masked(messages: list[dict]) -> list[dict]:
+    """The messages with every secret value the content check finds masked: stored
+    text is masked at scan time already, this also covers what a prompt adds (paths,
+    names, summaries) so nothing secret-looking leaves for the model."""
+    from ..scan.secrets import redact_secrets
+
+    out = []
+    for m in messages:
+        red = redact_secrets(m.get("content") or "")
+        out.append(m | {"content": red.text} if red is not None else m)
+    return out
+
+
+def _relation_messages(pair: dict) -> list[dict]:
+    lines = [f"From: {pair['src']}" + (f" ({pair['src_summary']})" if pair.get("src_summary") else ""),
+             f"To: {pair['dst']}" + (f" ({pair['dst_summary']})" if pair.get("dst_summary") else ""),
+             f"Evidence: {pair['evidence']}"]
+    return [{"role": "system", "content": RELATION_PROMPT},
             {"role": "user", "content": "\n".join(lines)}]
 
 

@@ -18,6 +18,7 @@ import math
 import re
 
 from ..model import content_hash
+from ..parse.languages import is_code
 from ..words import split_identifier
 
 # all-MiniLM-L6-v2 reads 256 word-pieces; at ~4 chars a piece that is ~1000 chars.
@@ -79,6 +80,11 @@ def _title(row: dict) -> str:
 def _description(row: dict) -> str:
     doc = (row.get("doc") or "").strip()
     summary = (row.get("summary") or "").strip()
+    if row.get("kind") == "file" and is_code(row.get("lang") or ""):
+        # A code file's summary (enrich/file_summary.py) repeats its symbols'
+        # names and docs, which have vectors of their own: left out, so the
+        # file's vector and the rankings stay as measured (docs/benchmarks.md).
+        summary = ""
     # A docstring-sourced summary repeats the doc; an LLM one adds to it.
     if summary and (not doc or (row.get("summary_source") == "llm" and summary not in doc)):
         return f"{doc}\n{summary}".strip()

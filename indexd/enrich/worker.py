@@ -21,8 +21,9 @@ PENDING_TTL_S = 0.5
 
 
 class Enricher:
-    def __init__(self, store, settings_provider, notify, embed: bool = True):
+    def __init__(self, store, settings_provider, notify, embed: bool = True, relations=None):
         self.store = store
+        self.relations = relations   # the warm graph, for relationship descriptions
         self._settings = settings_provider
         self.notify = notify
         settings = settings_provider()
@@ -31,6 +32,7 @@ class Enricher:
         self.embedder = None
         self.vectors = None
         self.summaries = None
+        self.relation_stage = None
         self.embed_error: str | None = None
         self.error: str | None = None
         self._pending_cache: tuple[float, int | None] | None = None
@@ -70,6 +72,8 @@ class Enricher:
                 done = self.vectors.step() if self.vectors is not None else 0
                 if done == 0 and summaries is not None:
                     done = summaries.step()
+                if done == 0 and self.relation_stage is not None:
+                    done = self.relation_stage.step()
                 self.error = None
             except Exception as exc:  # noqa: BLE001 - retry later, keep the daemon up
                 self.error = f"{type(exc).__name__}: {exc}"
@@ -116,6 +120,10 @@ class Enricher:
             return None
         key = settings.ollama_model if settings.summarize == "llm" else ""
         self.summaries = SummaryStage(self.store, summarizer, key)
+        if self.relations is not None:
+            from .relation_stage import RelationStage
+
+            self.relation_stage = RelationStage(self.store, summarizer, key, self.relations)
         return self.summaries
 
     # -- status --------------------------------------------------------------
@@ -153,4 +161,13 @@ class Enricher:
                 "summaries": {"mode": self._settings().summarize,
                               "enabled": self._settings().summarize != "off",
                               "done": sm.summarized if sm else 0,
-                              "reused": sm.reused if sm else 0}}
+                              "reused": sm.reused if sm else 0,
+                              "error": _llm_error(sm),
+                              "relations": self.relation_stage.status()
+                              if self.relation_stage is not None else None}}
+
+
+def _llm_error(stage) -> str | None:
+    """Why the model is not answering now (Ollama down, model not pulled), or None."""
+    stats = getattr(getattr(stage, "summarizer", None), "stats", None)
+    return getattr(stats, "error", None)

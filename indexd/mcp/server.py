@@ -263,7 +263,14 @@ def _impact_item(it: dict, multi: bool) -> str:
     via = [e.get("kind") for e in it.get("via") or [] if isinstance(e, dict) and e.get("kind")]
     if via:
         extra.append("via " + ">".join(via))
-    return text + (" — " + ", ".join(extra) if extra else "")
+    text += " — " + ", ".join(extra) if extra else ""
+    # in words: what the file is for, and how the nearest hop uses the target
+    if it.get("summary"):
+        text += "\n      " + _one_line(it["summary"], 160)
+    first = (it.get("via") or [None])[0]
+    if isinstance(first, dict) and first.get("describe"):
+        text += "\n      " + _one_line(first["describe"], 200)
+    return text
 
 
 def format_impact(res: dict) -> str:
@@ -365,6 +372,16 @@ def format_owners(res: dict) -> str:
     return "\n".join(out)
 
 
+def format_summary(res: dict) -> str:
+    out = [f"{res['path']}: {res.get('summary') or '(no summary yet)'}"]
+    for name, title in (("uses", "uses"), ("used_by", "used by")):
+        rows = res.get(name) or []
+        out.append(f"{title} ({len(rows)}):" if rows else f"{title}: none")
+        out += [f"  {r['path']} — {_one_line(r.get('describe') or '', 200)}" for r in rows]
+    return "\n".join(out)
+
+
+
 def format_generic(res: dict) -> str:
     text = json.dumps(res, separators=(",", ":"), default=str)
     if len(text) > MAX_JSON_CHARS:
@@ -463,6 +480,15 @@ def index_symbols(
     return _render(format_symbols, res)
 
 
+def index_summary(
+    path: Annotated[str, Field(description="a file ('path', absolute, repo-relative or "
+                                           "'repo_name/path')")],
+    top: Annotated[int, Field(ge=1, le=50, description="relationships listed each way")] = 5,
+) -> str:
+    res = _call("summary", path=_target(path), top=top)
+    return _render(format_summary, res)
+
+
 def index_owners(
     target: Annotated[str, Field(description="a file ('path', absolute, repo-relative or "
                                              "'repo_name/path') or a symbol "
@@ -553,6 +579,9 @@ TOOLS = [
                    "cover it, ranked by score."),
     (index_symbols, "Outline of one file: every class/function/method with its line range, in "
                     "file order."),
+    (index_summary, "What a file is for (its summary) and how it relates to the files it uses "
+                    "and that use it, one sentence each (e.g. 'app.py imports Blueprint from "
+                    "blueprints.py and calls register 3 times'). Read it before opening a file."),
     (index_owners, "Who wrote a file or symbol, from git blame: authors by lines and share, "
                    "their latest commit, the recent commits; uncommitted lines are nobody's. "
                    "Use it to say who should review a change."),

@@ -10,6 +10,8 @@ shown in status output. Every regex is compiled once at import.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import math
 import posixpath
 import re
@@ -93,6 +95,12 @@ _TOKEN_RULES = (
     (re.compile(r"pypi-AgE[A-Za-z0-9_-]{50,}"), "PyPI token", 0.0),
     (re.compile(r"sk-(?:proj-|svcacct-|admin-|ant-)?[A-Za-z0-9_-]{32,}"), "API key (sk-)", 3.5),
     (re.compile(r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"), "JWT", 0.0),
+    # The three below are detect-secrets' formats that the corpus bench found missing.
+    (re.compile(r"hooks\.slack\.com/services/T[A-Za-z0-9_]+/B[A-Za-z0-9_]+/[A-Za-z0-9_]{8,}"),
+     "Slack webhook", 0.0),
+    (re.compile(r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}"), "SendGrid key", 0.0),
+    (re.compile(r"SK[0-9a-f]{32}\b"), "Twilio key", 3.0),
+    (re.compile(r"AC[0-9a-f]{32}\b"), "Twilio key", 3.0),
 )
 
 # A key header alone shows up in PEM-parsing code and docs; a real block has
@@ -112,7 +120,7 @@ _KEY_QUALIFIER = re.compile(r"(?:api|private|access)[_-]?\Z")  # api_key, privat
 _ASSIGN_TAIL = re.compile(
     r"[A-Za-z0-9_.-]{0,40}[\"']?[ \t]{0,8}(?::|=|:=|=>)[ \t]{0,8}"
     r"(?:\"(?P<dq>[^\"\n]{1,300})\"|'(?P<sq>[^'\n]{1,300})'"
-    r"|(?P<bare>[^\s\"'`,;#()\[\]{}=<>][^\s\"'`,;#()\[\]{}<>]{0,300}))")
+    r"|(?P<bare>[^\s\"'`,;#()\[\]{}=<>][^\s\"'`,;()\[\]{}<>]{0,300}))")
 _ASSIGN_SLOW = re.compile(  # only for text whose lower() changes length
     r"(?i)(?:passw|secret|token|(?:api|private|access)[_-]?key)" + _ASSIGN_TAIL.pattern)
 _ASSIGN_MIN_LEN = 12
@@ -124,6 +132,7 @@ _PLACEHOLDER_WORDS = (
     "****", "....", "os.environ", "getenv", "process.env", "env(", "env[",
     "secrets.", "config.", "settings.", "<", "${", "{{", "%(", "{",
 )
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _DOTTED_NAME = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
 _WORD_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 
@@ -137,7 +146,9 @@ def secret_content_reason(text: str) -> str | None:
     found = []
     # On the same line the more specific family wins (a token format over
     # the generic assignment rule), hence the rank in the sort key.
-    for rank, hit in enumerate((_find_key_block(text), _find_token(text), _find_assignment(text))):
+    hits = (_find_key_block(text), _find_token(text), _find_assignment(text),
+            _first_context_hit(text))
+    for rank, hit in enumerate(hits):
         if hit:
             pos, label = hit
             found.append((text.count("\n", 0, pos) + 1, rank, label))
@@ -194,7 +205,7 @@ def _find_assignment(text: str) -> tuple[int, str] | None:
 
 def _assignment_matches(text: str):
     """(start, tail match) for each sensitive word followed by an assignment, in order."""
-    low = text.lower()
+    low = _lowered(text)
     if len(low) != len(text):  # rare non-ASCII case changes: offsets would drift
         yield from ((m.start(), m) for m in _ASSIGN_SLOW.finditer(text))
         return
@@ -221,13 +232,17 @@ def _word_hits(low: str):
 def _looks_like_secret_literal(value: str, bare: bool) -> bool:
     if len(value) < _ASSIGN_MIN_LEN or any(c.isspace() for c in value):
         return False
-    if "://" in value or value.startswith(("/", "./", "~/")):
+    if "://" in value or (value.startswith(("/", "./", "~/")) and not _is_aws_secret(value)):
         return False  # URLs and paths (token endpoints, key file locations)
     if _is_placeholder(value):
         return False
     if bare and _DOTTED_NAME.fullmatch(value):
         return False
-    if not any(c.isdigit() for c in value) and _looks_like_words(value):
+    # Words with digits are still words when bare (`TokenizerFast = MBart50Tokenizer` is
+    # code) or a class name (`tokenizer_class = "HiggsAudioV2TokenizerModel"`).
+    digits = sum(c.isdigit() for c in value)
+    if (bare or digits == 0 or (digits <= 2 and _IDENTIFIER.fullmatch(value))) \
+            and _looks_like_words(value):
         return False
     return shannon_entropy(value) >= _ASSIGN_MIN_ENTROPY
 
@@ -258,6 +273,186 @@ def shannon_entropy(s: str) -> float:
         return 0.0
     n = len(s)
     return -sum(c / n * math.log2(c / n) for c in Counter(s).values())
+
+
+# --- families that need context: AWS secret keys, URLs, headers, bare randomness ----
+# Added after bench/secrets_corpus.py planted secrets in real stdlib files and
+# found these forms stored as is (docs/decisions.md: secret rules). Each yields
+# (start, end, label) of the value alone, so masking keeps the name and the URL.
+
+# An AWS secret access key is 40 base64 characters with no prefix of its own;
+# it is taken only near something AWS-ish: "aws" in a name or a key id (AKIA…)
+# on the same line or up to two lines before it (CSV exports, console prose).
+_AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
+_AWS_KEY_ID = _TOKEN_RULES[0][0]
+_AWS_NEAR_LINES = 2
+_AWS_MIN_ENTROPY = 4.0   # random 40 of 64 symbols: 4.6-5.2; base64 of words stays below 4.4
+
+# user:password@ in any URL; the password is the value.
+_URL_CREDENTIALS = re.compile(r"://[^\s:/?#@\"'`<>]{1,64}:([^\s/?#@\"'`<>]{1,128})@")
+_URL_EXAMPLE_WORDS = ("pass", "pwd", "secret", "user", "login", "foo", "bar", "baz", "spam",
+                      "eggs", "hunter2", "1234", "%s", "$")
+_URL_MIN_LEN = 6
+
+# Authorization headers: "Bearer <token>" and "Basic <base64 of user:password>".
+_BEARER_TAIL = re.compile(r"[ \t]{1,4}([A-Za-z0-9._~+/-]{16,1024}=*)(?![A-Za-z0-9._~+/=-])")
+_BASIC_TAIL = re.compile(r"[ \t]{1,4}([A-Za-z0-9+/]{8,512}={0,2})(?![A-Za-z0-9+/=])")
+_HEADER_MIN_ENTROPY = 3.5
+
+# A long random literal assigned to any name (DEPLOY_SIG = "…", "auth": "…", X=… in
+# an env file). Calibrated on the stdlib (bench/secrets_corpus.py): its test
+# vectors are lowercase hex digests or base64 of readable text, both excluded
+# below, so only mixed-case-and-digit values above the floor remain.
+# One regex per operator: a literal first character lets re skip ahead fast
+# (~1 ms/MiB each; the class [=:] costs ~9).
+_ASSIGNED_RANDOM = tuple(re.compile(
+    op + r"[ \t]{0,8}[\"'`]?([A-Za-z0-9+/_-]{32,512}={0,2})(?![A-Za-z0-9+/=_-])") for op in "=:")
+_RANDOM_MIN_ENTROPY = 4.2   # random 32 of 64 symbols: 4.55 ± 0.12; nothing in the stdlib passes
+# Checksums in lock files and sums files (integrity "sha512-…", go.sum "h1:…") are
+# random by design and public.
+_HASH_LABELS = ("h1", "sha1", "sha256", "sha384", "sha512", "md5", "integrity", "checksum",
+                "hash", "digest", "fingerprint")
+_SLUG_WORD = re.compile(r"[A-Z]?[a-z]{3,}")
+
+
+def _context_spans(text: str):
+    """(start, end, label) of every value found by the context families, unsorted."""
+    yield from _aws_secret_spans(text)
+    yield from _url_credential_spans(text)
+    yield from _header_spans(text)
+    yield from _assigned_random_spans(text)
+
+
+def _first_context_hit(text: str) -> tuple[int, str] | None:
+    hits = [(start, label) for start, _end, label in _context_spans(text)]
+    return min(hits) if hits else None
+
+
+def _aws_secret_spans(text: str):
+    has_id = "AKIA" in text or "ASIA" in text   # str search: far cheaper than the regex
+    anchors = [m.start() for m in _AWS_KEY_ID.finditer(text)] if has_id else []
+    anchors += _word_positions(text, "aws")
+    for start, end in _merge((text.rfind("\n", 0, a) + 1, _line_end(text, a, _AWS_NEAR_LINES))
+                             for a in anchors):
+        for m in _AWS_SECRET.finditer(text, start, end):
+            if _looks_like_aws_secret(m.group()):
+                yield m.start(), m.end(), "AWS secret access key"
+
+
+def _line_end(text: str, pos: int, more_lines: int) -> int:
+    for _ in range(more_lines + 1):
+        pos = text.find("\n", pos)
+        if pos < 0:
+            return len(text)
+        pos += 1
+    return pos - 1
+
+
+def _is_aws_secret(value: str) -> bool:
+    """An AWS secret key's shape: may start with "/" like a path does."""
+    return _AWS_SECRET.fullmatch(value) is not None and _looks_like_aws_secret(value)
+
+
+def _looks_like_aws_secret(value: str) -> bool:
+    return (_mixed_case_and_digit(value) and not _is_placeholder(value)
+            and shannon_entropy(value) >= _AWS_MIN_ENTROPY)
+
+
+def _mixed_case_and_digit(value: str) -> bool:
+    return (any(c.isdigit() for c in value) and any(c.isupper() for c in value)
+            and any(c.islower() for c in value))
+
+
+def _url_credential_spans(text: str):
+    if "://" not in text:
+        return
+    for m in _URL_CREDENTIALS.finditer(text):
+        if _looks_like_password(m.group(1)):
+            yield m.start(1), m.end(1), "password in a URL"
+
+
+def _looks_like_password(value: str) -> bool:
+    low = value.lower()
+    if len(value) < _URL_MIN_LEN or _is_placeholder(value):
+        return False
+    return not any(w in low for w in _URL_EXAMPLE_WORDS)
+
+
+def _header_spans(text: str):
+    for word, tail, check in (("bearer", _BEARER_TAIL, _looks_like_bearer),
+                              ("basic", _BASIC_TAIL, _looks_like_basic)):
+        for pos in _word_positions(text, word):
+            m = tail.match(text, pos + len(word))
+            if m and (pos == 0 or not _is_word_char(text[pos - 1])) and check(m.group(1)):
+                yield m.start(1), m.end(1), "Authorization header credential"
+
+
+def _word_positions(text: str, word: str) -> list[int]:
+    """Offsets of ``word`` (lowercase ASCII) in ``text``, any case."""
+    low = _lowered(text)
+    if len(low) != len(text):   # a non-ASCII case change: offsets would drift
+        return [m.start() for m in re.finditer(word, text, re.IGNORECASE)]
+    out, pos = [], low.find(word)
+    while pos >= 0:
+        out.append(pos)
+        pos = low.find(word, pos + len(word))
+    return out
+
+
+@lru_cache(maxsize=2)
+def _lowered(text: str) -> str:
+    # Several families look words up case-blind in the same text: lower it once.
+    return text.lower()
+
+
+def _looks_like_bearer(value: str) -> bool:
+    if _is_placeholder(value) or not any(c.isdigit() for c in value):
+        return False
+    return not _looks_like_words(value) and shannon_entropy(value) >= _HEADER_MIN_ENTROPY
+
+
+def _looks_like_basic(value: str) -> bool:
+    decoded = _b64_text(value)
+    if decoded is None or ":" not in decoded:
+        return False
+    return len(decoded.split(":", 1)[1]) >= 4 and not _is_placeholder(decoded)
+
+
+def _b64_text(value: str) -> str | None:
+    """The printable text ``value`` is base64 of, or None when it is not (random bytes)."""
+    try:
+        raw = base64.b64decode(value + "=" * (-len(value) % 4), altchars=b"-_"
+                               if ("-" in value or "_" in value) else None, validate=True)
+        decoded = raw.decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return None
+    return decoded if all(c.isprintable() or c in "\t\r\n" for c in decoded) else None
+
+
+def _assigned_random_spans(text: str):
+    for rx in _ASSIGNED_RANDOM:
+        for m in rx.finditer(text):
+            label = text[max(0, m.start() - 16):m.start()].rstrip("\"' \t").lower()
+            if label.endswith(_HASH_LABELS):
+                continue
+            if _looks_like_random_literal(m.group(1)):
+                yield m.start(1), m.end(1), "high-entropy literal"
+
+
+def _looks_like_random_literal(value: str) -> bool:
+    if not _mixed_case_and_digit(value) or _is_placeholder(value):
+        return False
+    if value.lower().startswith(tuple(h + "-" for h in _HASH_LABELS)):
+        return False
+    if _looks_like_words(value) or _looks_like_slug(value) or _b64_text(value) is not None:
+        return False   # identifiers, model ids, licence names; base64 of readable text
+    return shannon_entropy(value) >= _RANDOM_MIN_ENTROPY
+
+
+def _looks_like_slug(value: str) -> bool:
+    """Words joined by separators ("mistralai/Mistral-Small-4-2603"), not random symbols."""
+    parts = re.split(r"[-_/.+]", value)
+    return sum(1 for p in parts if _SLUG_WORD.fullmatch(p)) >= 2
 
 
 # --- redaction ---------------------------------------------------------------
@@ -305,8 +500,9 @@ def redact_secrets(text: str) -> Redaction | None:
 
 
 def _secret_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) of every secret value: key block bodies, tokens, assigned literals."""
-    return list(_key_block_spans(text)) + list(_token_spans(text)) + list(_assignment_spans(text))
+    """(start, end) of every secret value: key bodies, tokens, assigned literals, context families."""
+    return (list(_key_block_spans(text)) + list(_token_spans(text)) + list(_assignment_spans(text))
+            + [(start, end) for start, end, _label in _context_spans(text)])
 
 
 def _key_block_spans(text: str):

@@ -738,6 +738,11 @@ RPC_PARAMS: dict[str, dict] = {
                   "description": "owners listed; owners_total says how many own lines"}}},
     "refs": {"type": "object", "required": ["target"], "properties": {
         "target": {"type": "string", "minLength": 1}, "limit": _LIMIT}},
+    "summary": {"type": "object", "required": ["path"], "properties": {
+        "path": {"type": "string", "minLength": 1,
+                 "description": "a file: absolute, repo-relative (unique) or repo_name/path"},
+        "top": {"type": "integer", "minimum": 1, "maximum": 50, "default": 5,
+                "description": "relationships listed each way"}}},
     "changes": {"type": "object", "properties": {
         "repo": {"type": "string", "description": "a path inside a realm (default '.')"},
         "since": {"type": "string", "description": "git revision"},
@@ -787,6 +792,7 @@ RPC_SUMMARIES = {
     "realm.list": "Realms and their repositories",
     "deps": "What a file or symbol depends on",
     "refs": "References to a symbol",
+    "summary": "What a file is for, and its strongest relationships both ways in words",
     "owners": "Who wrote a file or symbol, by lines, from git blame (who should review)",
     "changes": "Files changed since a revision and what they affect",
     "graph.export": "The relationship graph as text (json, dot, ...)",

@@ -52,6 +52,7 @@ class Methods:
             "subscribe": self.subscribe, "shutdown": self.shutdown,
             "tests.ingest": self.tests_ingest, "tests.affected": self.tests_affected,
             "context": self.context,
+            "summary": self.summary,
         }
 
     @property
@@ -222,6 +223,14 @@ class Methods:
         limit = _int(params, "limit", 10, 1, 100)
         result = await asyncio.to_thread(self._owners().target, target, limit)
         return result | self._freshness()
+
+    async def summary(self, params, conn) -> dict:
+        """A file's summary and its strongest relationships in words (descriptions.py)."""
+        path = params.get("path")
+        if not isinstance(path, str) or not path.strip():
+            raise InvalidParams("summary needs 'path': a file (absolute, repo-relative or "
+                                "repo_name/path)")
+        return await self._graph("summary", target=path, top=_int(params, "top", 5, 1, 50))
 
     async def deps(self, params, conn) -> dict:
         return await self._graph("deps", target=_target(params),

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 
 from ..model import Entry, FileRecord, ParseResult, content_hash
+from ..enrich.file_summary import outline_summary
 from ..enrich.summarizer import docstring_summary
 from ..parse.languages import is_code
 from ..words import expand_text, split_identifier
@@ -64,6 +65,9 @@ def entry_rows(rec: FileRecord, result: ParseResult, text: str,
         # A code file's own entry has no docstring of its own: its head is code.
         if not (code and row["kind"] == "file"):
             row["summary"] = docstring_summary(row)
+    for row in rows if summaries and code else ():
+        if row["kind"] == "file":   # its module docstring and its outline instead
+            row["summary"] = outline_summary(rec.path, rows, text, result.language)
     return rows
 
 
