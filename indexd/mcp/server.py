@@ -382,6 +382,22 @@ def format_summary(res: dict) -> str:
 
 
 
+def format_context(res: dict) -> str:
+    """A context pack: per item its place, view, tokens and why, then its text."""
+    out = [f"context for {res.get('query')!r}:"]
+    for it in res.get("items") or []:
+        name = it.get("symbol") or it.get("kind") or ""
+        out.append(f"{it.get('path')}{_lines(it)} {name} ({it.get('view')}, "
+                   f"{it.get('tokens')} tokens) — {_one_line(it.get('why'), 200)}")
+        out.extend(_code_block(it.get("text") or ""))
+    if not res.get("items"):
+        out.append("nothing found for this task")
+    out.append(f"[{res.get('tokens')} of {res.get('budget')} tokens ({res.get('tokenizer')}) · "
+               f"{len(res.get('items') or [])} items, {res.get('bodies', 0)} bodies, "
+               f"{res.get('left_out', 0)} left out · {_freshness(res)}]")
+    return "\n".join(out)
+
+
 def format_generic(res: dict) -> str:
     text = json.dumps(res, separators=(",", ":"), default=str)
     if len(text) > MAX_JSON_CHARS:
@@ -570,7 +586,28 @@ def index_tests(
     return _render(format_tests, res)
 
 
+def index_context(
+    query: Annotated[str, Field(description="the task in words: what you are about to change "
+                                            "or need to understand")],
+    files: Annotated[list[str] | None, Field(
+        description="files or 'path::Qualified.name' the task is about (absolute, or relative "
+                    "to the project): their neighbours rank higher")] = None,
+    budget: Annotated[int, Field(ge=64, le=200000, description="tokens the pack may use "
+                                                               "(all-MiniLM-L6-v2's tokenizer)")]
+    = 4000,
+    realm: Annotated[str | None, Field(description="only this realm (group of repos)")] = None,
+) -> str:
+    res = _call("context", query=query, files=[_target(f) for f in files] if files else None,
+                budget=budget, realm=realm)
+    return _render(format_context, res)
+
+
 TOOLS = [
+    (index_context, "The code to read for a task, within a token budget: the best search hits, "
+                    "then their callers, callees, tests and docs ranked by PageRank over the "
+                    "relationship graph (seeded by the hits and the files you name), as "
+                    "signatures plus the most relevant bodies, each with why it is there. Use "
+                    "it first on a new task instead of several searches."),
     (index_search, "Search the code index of the user's repositories. Returns one line per hit: "
                    "`path:start-end kind symbol — summary` (code with context>0), then a "
                    "freshness footer. Faster and more precise than grep for definitions."),
