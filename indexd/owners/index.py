@@ -68,7 +68,8 @@ class Owners:
         self._stopping = True
         self._wake.set()
         if self._thread is not None:
-            self._thread.join(timeout=30)
+            # A blame under way runs to its end in C; the daemon exits without waiting long.
+            self._thread.join(timeout=5)
 
     def wake(self) -> None:
         """A repo was reconciled (HEAD may have moved, files may have been indexed for the
@@ -81,13 +82,13 @@ class Owners:
             self._wake.clear()
             try:
                 self._scan_heads()
-                while not self._stopping and self._work_one():
-                    if self._wake.is_set():    # HEAD moved meanwhile: rescan first
-                        break
             except Exception:  # noqa: BLE001 - owners are optional evidence; try again later
-                log.exception("owners: background pass failed")
-            if not self._wake.is_set():
-                self._wake.wait(HEAD_POLL_S)
+                log.exception("owners: looking for changed files failed")
+            # A reconcile meanwhile (``_force``): rescan first, HEAD may have moved.
+            while not (self._stopping or self._force) and self._work_one():
+                pass
+            if not (self._force or self._queue):
+                self._wake.wait(HEAD_POLL_S)   # an enqueue or a wake() ends it early
 
     def _work_one(self) -> bool:
         with self.lock:
