@@ -63,6 +63,10 @@ def ui_daemon():
                       ("tests/test_retry.py", TEST), ("README.md", README)):
         repo.write(rel, text)
     repo.commit()
+    for n in range(3):        # retry.py and main.py change together: a co-change pair
+        repo.write("svc/retry.py", RETRY + f"\n# tuned {n}\n")
+        repo.write("svc/main.py", MAIN + f"\n# tuned {n}\n")
+        repo.commit(f"tune {n}")
     # The audit log on: the sign-in test checks no log holds a code or the token.
     d = UiDaemon(home, {"INDEXD_AUDIT_LOG": "1"}, args=("--http", "127.0.0.1:0"))
     d.repo = repo

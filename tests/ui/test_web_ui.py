@@ -58,6 +58,9 @@ def test_file_page_shows_outline_callers_and_tests(page, ui_daemon, shot):
     callers = page.locator("#calls .ref a").all_inner_texts()
     assert {"main", "Poller.poll"} <= set(callers)
     assert any("test_retry" in t for t in page.locator("#tests .ref").all_inner_texts())
+    page.goto(ui_daemon.origin + "/ui/file?" + urlencode({"repo": repo, "path": "svc/retry.py"}))
+    page.locator("#cochange .ref").first.wait_for()
+    assert "svc/main.py" in page.locator("#cochange .ref").all_inner_texts()[0]
     shot(page, "file")
 
 
@@ -89,3 +92,18 @@ def test_status_page_follows_an_edit_live(page, ui_daemon, shot):
     page.locator("#skipped td.mono", has_text=".env").wait_for(timeout=30_000)
     assert int(page.inner_text("[data-stat='live events'] .v")) >= 2
     shot(page, "status")
+
+
+def test_markup_in_an_indexed_file_shows_as_text(page, ui_daemon):
+    ui_daemon.repo.write("svc/hostile.py", "def hostile_markup():\n"
+                         "    '''<img src=x onerror=\"window.pwned=1\"><script>window.pwned=2"
+                         "</script> b</b>'''\n    return 0\n")
+    ui_daemon.call("status", sync=True)
+    page.goto(ui_daemon.origin + "/ui/?q=hostile_markup")
+    hit = page.locator(".hit").filter(has=page.get_by_role("link", name="hostile_markup",
+                                                           exact=True))
+    hit.wait_for()
+    assert "<img src=x" in hit.locator(".summary").inner_text()
+    assert "<script>" in hit.locator("pre.code").inner_text()
+    assert page.evaluate("() => [window.pwned, document.querySelectorAll('main img, main script, "
+                         "main b').length]") == [None, 0]

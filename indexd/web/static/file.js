@@ -1,7 +1,16 @@
 // File and symbol page: outline, summary, who calls/imports/tests it, co-change.
 "use strict";
 
-const GROUPS = { calls: "calls", imports: "imports", tests: "tests" };
+// refs kinds with a section of their own; co_change has its own from `impact`.
+const GROUPS = ["calls", "imports", "tests", "documents", "co_change"];
+
+function unique(refs) {
+  const seen = new Set();
+  return refs.filter(r => {
+    const key = [r.path, r.symbol, r.kind, r.line].join("|");
+    return seen.has(key) ? false : seen.add(key);
+  });
+}
 
 function refItem(r) {
   return el("div", { class: "card ref" },
@@ -49,11 +58,11 @@ async function load() {
     const summary = outline.file_summary || outline.summary || (self && self.summary) || "";
     document.getElementById("summary").textContent = summary;
     document.getElementById("outline").replaceChildren(...outlineRows(entries, item.symbol));
-    const all = refs.refs || [];
-    fill("calls", all.filter(r => r.kind === "calls"));
-    fill("imports", all.filter(r => r.kind === "imports"));
-    fill("tests", all.filter(r => r.kind === "tests"));
-    fill("other", all.filter(r => !(r.kind in GROUPS)));
+    const all = unique(refs.refs || []);
+    for (const kind of ["calls", "imports", "tests", "documents"]) {
+      fill(kind, all.filter(r => r.kind === kind));
+    }
+    fill("other", all.filter(r => !GROUPS.includes(r.kind)));
     fill("cochange", (cochange.affected || []).map(a => ({ ...a, how: "git", kind: "co_change" })));
   } catch (err) {
     failed(err);
