@@ -16,6 +16,7 @@ Reads the store (which files are indexed, symbol line ranges); never writes it.
 from __future__ import annotations
 
 import logging
+import stat
 import threading
 import time
 from collections import deque
@@ -187,9 +188,13 @@ class Owners:
         notes) or None (not blamed yet, queued). Raises BlameUnavailable."""
         disk_path = Path(repo, rel)
         try:
-            st = disk_path.stat()
+            st = disk_path.lstat()   # a link is not followed out of the repo
         except OSError:
             raise BlameUnavailable("not in the working tree") from None
+        if not stat.S_ISREG(st.st_mode):
+            raise BlameUnavailable("a directory: ask for its files" if stat.S_ISDIR(st.st_mode)
+                                   else "a symbolic link" if stat.S_ISLNK(st.st_mode)
+                                   else "not a regular file")
         if st.st_size > self._settings().max_file_size:
             raise BlameUnavailable("larger than max_file_size")
         fb = self._committed(ctx, repo, rel, compute)
@@ -205,10 +210,10 @@ class Owners:
         lines = self._on_disk(ctx, repo, rel, fb, (st.st_size, st.st_mtime_ns, st.st_ino))
         return lines, self._commit_infos(ctx, repo, fb), notes
 
-    def _on_disk(self, ctx: GitFile, repo: str, rel: str, fb: FileBlame, stat: tuple):
+    def _on_disk(self, ctx: GitFile, repo: str, rel: str, fb: FileBlame, stamp: tuple):
         key = (repo, rel)
         hit = self._worktree.get(key)
-        if hit is not None and hit[0] == (fb.blob, stat):
+        if hit is not None and hit[0] == (fb.blob, stamp):
             return hit[1]
         disk = Path(repo, rel).read_bytes()
         if b"\0" in disk[:8192]:
@@ -218,7 +223,7 @@ class Owners:
         same = str(pygit2.hash(disk)) == fb.blob
         lines = fb.lines if same else worktree_lines(ctx.git[fb.blob], disk, fb)
         with self.lock:
-            self._worktree[key] = ((fb.blob, stat), lines)
+            self._worktree[key] = ((fb.blob, stamp), lines)
         return lines
 
     def _commit_infos(self, ctx: GitFile, repo: str, fb: FileBlame) -> list[Commit]:

@@ -188,3 +188,20 @@ def test_blame_work_is_bounded_by_the_history_cut_not_the_history(tmp_path):
     small, big = blamer(repo_with(60)), blamer(repo_with(240))
     assert sum(i == -2 for i in big().lines) == 240 - 20   # OLDER: nobody's
     assert cost_ratio(small, big, bound=2.0) < 2.0
+
+
+def test_a_directory_target_says_it_is_no_file(owners, git_repo):
+    (git_repo.path / "drafts").mkdir()            # untracked: not in HEAD's tree either
+    git_repo.write("src/lib.py", "x = 1\n")
+    git_repo.commit("src", author=ALICE)          # tracked: a tree in HEAD
+    for folder in ("drafts", "src"):
+        res = owners.target(str(git_repo.path / folder))
+        assert not res["available"] and "directory" in res["reason"], res
+
+
+def test_an_untracked_link_out_of_the_repo_is_not_followed(owners, git_repo, tmp_path):
+    outside = tmp_path / "outside.txt"
+    outside.write_text("secret\n" * 5)
+    (git_repo.path / "link.txt").symlink_to(outside)
+    res = owners.target(f"{git_repo.path.name}/link.txt")
+    assert not res["available"] and res["reason"] == "a symbolic link" and res["lines"] == 0
