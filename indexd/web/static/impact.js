@@ -73,7 +73,10 @@ function listRows(res) {
   for (const [list, group] of Object.entries(GROUP_OF)) {
     for (const item of res[list] || []) {
       if (item.via && item.via.length) itemOf.set(item.via[0].from, item);
-      const evidence = (item.via || []).map(e => `${e.kind} ${e.how} (line ${e.line})`).join(" → ");
+      const chain = (item.via || []).map(e => `${e.kind} ${e.how} (line ${e.line})`).join(" → ");
+      // the nearest hop in words (descriptions.py), then the chain it stands for
+      const said = (item.via || []).find(e => e.describe);
+      const evidence = said ? `${said.describe} (${chain})` : chain;
       rows.push(el("tr", {}, el("td", { class: "mono" },
         el("a", { href: fileHref(item) }, item.symbol ? place(item) + " " + item.symbol : place(item))),
         el("td", {}, group), el("td", {}, String(item.distance)),
