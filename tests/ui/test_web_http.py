@@ -133,3 +133,20 @@ def test_indexctl_ui_says_how_to_serve_the_ui_when_the_daemon_has_no_http(daemon
                          capture_output=True, timeout=60)
     assert out.returncode == 3
     assert "--http" in json.loads(out.stdout)["error"]["message"]
+
+
+def test_an_open_event_stream_ends_when_the_daemon_stops(daemon):
+    d = daemon(args=("--http", "127.0.0.1:0"))
+    info = wait_until(lambda: (d.home / "http.json").exists()
+                      and json.loads((d.home / "http.json").read_text()), what="http.json")
+    token = Path(info["token_file"]).read_text().strip()
+    with socket.create_connection(("127.0.0.1", info["port"]), timeout=30) as s:
+        s.sendall(f"GET /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                  f"Authorization: Bearer {token}\r\n\r\n".encode())
+        f = s.makefile("rb")
+        while f.readline() not in (b"\r\n", b""):
+            pass
+        assert read_event(f)["event"] == "status"
+        d.call("shutdown")
+        assert d.proc.wait(timeout=30) == 0       # the stream held nothing open
+        assert f.read() == b""                    # and the client saw it end
