@@ -19,6 +19,7 @@ from ..config import Settings
 from ..errors import (InvalidParams, MethodNotFound, NotImplementedYet, RealmError, StoreError,
                       describe_store_error)
 from ..model import REDACTED
+from ..query.filters import check_filters, check_repo
 from ..query.search import SearchRequest, keyword_search, outline
 from ..realms import add_repos, list_realms, locate, remove_repos
 
@@ -132,6 +133,8 @@ class Methods:
         req = SearchRequest.from_params(params).reading_as(self.settings)
         if req.realm is not None and req.realm not in self.settings.realms:
             self.settings.realm_repos(req.realm)  # raises RealmError with the hint
+        check_filters(req.kind, req.lang)   # a typo is an error, not "0 results"
+        check_repo(req.repo, [r for _, r in self.settings.realm_repos(req.realm)])
         if params.get("sync") and self.engine is not None:
             await self.engine.sync(timeout=_timeout(params))
         if self.engine is not None and getattr(self.engine, "search", None):

@@ -70,3 +70,27 @@ def test_status_oneline_json_is_json(git_repo, daemon):
     up = json.loads(run_cli("status", "--oneline", "--json", env=d.env).stdout)
     assert up["daemon"] is True and up["state"] == "fresh" and up["pending"] == 0
     assert up["text"] == run_cli("status", "--oneline", env=d.env).stdout.strip()
+
+
+def test_unknown_filter_values_are_errors_not_empty_results(git_repo, daemon):
+    """`--kind functon` answered `0 results`, so a typo looked like a missing symbol."""
+    git_repo.write("pkg/graph.py", "def build_graph(edges):\n    return dict(edges)\n")
+    git_repo.commit()
+    settings_with_realm("work", git_repo.path)
+    run_cli("realm", "add", "other", git_repo.path)   # a second realm: --repo is per realm
+    bad = (("--kind", "functon", "function"), ("--lang", "pyton", "python"),
+           ("--repo", "/nope/repo", str(git_repo.path)))
+    assert run_cli("index", "--no-embed", tool="indexd").returncode == 0
+    for flag, value, hint in bad:   # no daemon: the CLI reads the store itself
+        out = run_cli("search", "build graph", flag, value, "--mode", "keyword")
+        assert out.returncode != 0 and value in out.stderr and hint in out.stderr, (flag, out)
+    d = daemon()
+    d.call("status", sync=True, timeout=60)
+    for flag, value, hint in bad:
+        out = run_cli("search", "build graph", flag, value, "--json", env=d.env)
+        error = json.loads(out.stdout or out.stderr)["error"]
+        assert out.returncode != 0 and value in error["message"] and hint in error["message"], error
+    for flag, good in (("--kind", "function,class"), ("--repo", git_repo.path.name)):
+        out = run_cli("search", "build graph", flag, good, "--lang", "python", "--json", env=d.env)
+        assert out.returncode == 0, (flag, good, out.stderr)
+        assert [r["symbol"] for r in json.loads(out.stdout)["results"]][:1] == ["build_graph"]
