@@ -150,3 +150,17 @@ def test_an_open_event_stream_ends_when_the_daemon_stops(daemon):
         d.call("shutdown")
         assert d.proc.wait(timeout=30) == 0       # the stream held nothing open
         assert f.read() == b""                    # and the client saw it end
+
+
+def test_indexctl_ui_opens_the_browser_with_a_working_sign_in_link(ui_daemon, tmp_path):
+    seen = tmp_path / "opened.txt"
+    browser = tmp_path / "browser.sh"
+    browser.write_text(f'#!/bin/sh\nprintf "%s" "$1" > {seen}\n')
+    browser.chmod(0o755)
+    out = subprocess.run([str(BIN / "indexctl"), "ui"], env=ui_daemon.env | {"BROWSER": str(browser)},
+                         text=True, capture_output=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert "opened the web UI" in out.stderr and out.stdout == ""
+    url = seen.read_text()
+    assert url.startswith(ui_daemon.origin + "/ui/login?code=") and ui_daemon.token not in url
+    assert get(ui_daemon, url[len(ui_daemon.origin):])[0] == 303
