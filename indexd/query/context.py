@@ -46,7 +46,7 @@ MAX_CHARS_PER_TOKEN = 12  # a body longer than budget x this cannot fit: not eve
 SUMMARY_CHARS = 160
 ROW_COLUMNS = ["realm", "repo", "path", "lang", "kind", "qualname", "start_line", "end_line",
                "signature", "doc", "summary"]
-_KNOWN = {"query", "files", "budget", "realm", "repo", "mode", "hits", "depth", "sync",
+_KNOWN = {"query", "files", "budget", "realm", "repo", "mode", "hits", "depth", "graph", "sync",
           "timeout"}
 
 
@@ -60,6 +60,7 @@ class ContextRequest:
     mode: str | None = None
     hits: int = HITS_DEFAULT
     depth: int = 2
+    graph: bool = True           # False: the hits alone (bench/context_quality.py's baseline)
 
     @classmethod
     def from_params(cls, params: dict) -> ContextRequest:
@@ -78,11 +79,13 @@ class ContextRequest:
                 raise InvalidParams(f"{name} must be a string")
         if params.get("mode") not in (None, "keyword", "semantic", "hybrid"):
             raise InvalidParams("mode must be keyword, semantic or hybrid")
+        if not isinstance(params.get("graph", True), bool):
+            raise InvalidParams("graph must be true or false")
         return cls(query=query, files=tuple(files),
                    budget=_int(params, "budget", BUDGET_DEFAULT, BUDGET_MIN, BUDGET_MAX),
                    realm=params.get("realm"), repo=params.get("repo"), mode=params.get("mode"),
                    hits=_int(params, "hits", HITS_DEFAULT, 1, HITS_MAX),
-                   depth=_int(params, "depth", 2, 1, 3))
+                   depth=_int(params, "depth", 2, 1, 3), graph=params.get("graph", True))
 
     def search_params(self) -> dict:
         out = {"query": self.query, "limit": self.hits, "realm": self.realm, "repo": self.repo,

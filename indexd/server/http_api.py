@@ -11,6 +11,7 @@ Endpoints (all JSON; see ``GET /api/v1/openapi.json``):
     GET       /api/v1/openapi.json    no auth   the OpenAPI 3.0 document
     POST      /api/v1/search          the seeds' search shape, mapped to `search`
     POST      /api/v1/impact          {target, depth, kinds} -> `impact`
+    POST      /api/v1/context         {query, files, budget, ...} -> `context`
     GET|POST  /api/v1/status          -> `status`
     POST      /api/v1/rpc/{method}    the method's named params as the body
     GET       /api/v1/events          status notifications as server-sent events
@@ -332,6 +333,9 @@ class HttpApi:
                 result = await self.methods.call("search", search_params(body), origin=origin)
             elif route == "impact":
                 result = await self.methods.call("impact", impact_params(body), origin=origin)
+            elif route == "context":
+                check_types(RPC_PARAMS["context"], body)
+                result = await self.methods.call("context", body, origin=origin)
             elif route == "status":
                 check_types(RPC_PARAMS["status"], body)
                 result = await self.methods.call("status", body, origin=origin)
@@ -524,7 +528,7 @@ def _route(path: str) -> tuple[str | None, tuple[str, ...], str | None]:
         return None, (), None
     rest = path[len(API) + 1:]
     simple = {"health": ("GET",), "openapi.json": ("GET",), "search": ("POST",),
-              "impact": ("POST",), "status": ("GET", "POST"), "events": ("GET",),
+              "impact": ("POST",), "context": ("POST",), "status": ("GET", "POST"), "events": ("GET",),
               "ui/code": ("POST",)}
     if rest in simple:
         return ("openapi" if rest == "openapi.json" else rest), simple[rest], None
@@ -771,6 +775,24 @@ RPC_PARAMS: dict[str, dict] = {
         "path": {"type": "string", "minLength": 1,
                  "description": "a coverage.py data file recorded with per-test contexts, "
                                 "as the daemon sees it (absolute)"}}},
+    "context": {"type": "object", "required": ["query"], "additionalProperties": False,
+                "properties": {
+                    "query": {"type": "string", "minLength": 1, "description": "the task in words"},
+                    "files": {**_STRS, "description": "paths or path::Qualified.name the task is "
+                                                     "about (absolute): they seed the ranking"},
+                    "budget": {"type": "integer", "minimum": 64, "maximum": 200000,
+                               "default": 4000, "description": "tokens (the embedding model's "
+                                                               "tokenizer)"},
+                    "realm": _STR, "repo": _STR,
+                    "mode": {"type": "string", "enum": ["keyword", "semantic", "hybrid"]},
+                    "hits": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10,
+                             "description": "search hits that seed the graph"},
+                    "depth": {"type": "integer", "minimum": 1, "maximum": 3, "default": 2,
+                              "description": "graph hops from the seeds"},
+                    "graph": {"type": "boolean", "default": True,
+                              "description": "false: the search hits alone, fitted alike"},
+                    "sync": {"type": "boolean"},
+                    "timeout": {"type": "number", "minimum": 0, "maximum": 30}}},
     "tests.affected": {"type": "object", "properties": {
         "repo": {"type": "string", "description": "a path inside a realm (default '.')"},
         "since": {"type": "string", "description": "git revision (default: the working tree "
@@ -803,9 +825,27 @@ RPC_SUMMARIES = {
     "subscribe": "Status notifications (socket only)",
     "shutdown": "Stop the daemon",
     "tests.ingest": "Covers edges (test -> symbol) from a per-test coverage.py data file",
+    "context": "The code to read for a task within a token budget: search hits, then their "
+               "graph neighbours ranked by personalised PageRank",
     "tests.affected": "Test files to run for a diff or targets, ranked, with evidence and "
                       "a safe flag",
 }
+
+
+def _context_schema() -> dict:
+    item = {"type": "object", "additionalProperties": True,
+            "required": ["repo", "path", "symbol", "start_line", "end_line", "text", "why"],
+            "properties": {
+                "realm": _STR, "repo": _STR, "path": _STR,
+                "symbol": {"type": "string", "nullable": True}, "kind": _STR,
+                "start_line": {"type": "integer"}, "end_line": {"type": "integer"},
+                "view": {"type": "string", "enum": ["body", "signature"]}, "text": _STR,
+                "tokens": {"type": "integer"}, "why": _STR, "score": {"type": "number"}}}
+    return {"type": "object", "additionalProperties": True,
+            "required": ["query", "budget", "tokens", "items"], "properties": {
+                "query": _STR, "budget": {"type": "integer"},
+                "tokens": {"type": "integer", "description": "the items' tokens, summed"},
+                "tokenizer": _STR, "items": {"type": "array", "items": item}}}
 
 
 def _schemas() -> dict:
@@ -852,6 +892,7 @@ def _schemas() -> dict:
                                                    "default": 3},
                                          "kinds": _KINDS, "limit": _LIMIT}},
         "ImpactResult": _OBJ,
+        "ContextResult": _context_schema(),
         "StatusResult": {"type": "object", "additionalProperties": True, "properties": {
             "daemon": {"type": "object", "nullable": True, "additionalProperties": True},
             "realms": {"type": "array", "items": _OBJ}, "store": _OBJ}},
@@ -914,6 +955,8 @@ def openapi_document(methods: list[str]) -> dict:
                                       ref("SearchResult"), ref("SearchRequest"))},
         f"{API}/impact": {"post": _op("What depends on a file or symbol", "impact",
                                       ref("ImpactResult"), ref("ImpactRequest"))},
+        f"{API}/context": {"post": _op("The code to read for a task, within a token budget",
+                                       "context", ref("ContextResult"), RPC_PARAMS["context"])},
         f"{API}/status": {
             "get": _op("Daemon status", "status", ref("StatusResult"), None),
             "post": _op("Daemon status", "statusPost", ref("StatusResult"),

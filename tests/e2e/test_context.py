@@ -15,7 +15,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from testlib import BIN, Daemon, GitRepo, run_cli, wait_until
+from e2e.test_http_api import HttpDaemon, _env, req
+from testlib import BIN, GitRepo, run_cli, wait_until
 
 from indexd.errors import IndexdError, InvalidParams, RealmError
 from indexd.query.tokens import token_counter
@@ -64,7 +65,8 @@ def make_repo(repo):
 
 @pytest.fixture(scope="module")
 def served():
-    """One daemon for the module (a start costs seconds); no test writes to it."""
+    """One daemon (with the REST API) for the module: a start costs seconds; no test
+    writes to it."""
     from indexd.config import load_settings
     from indexd.realms import add_repos
 
@@ -72,9 +74,12 @@ def served():
     repo = GitRepo(home / "repo")
     make_repo(repo)
     add_repos(load_settings(env={"INDEXD_HOME": str(home)}), "work", [str(repo.path)])
-    d = Daemon(home).start()
+    d = HttpDaemon(home, "--http", "127.0.0.1:0")
+    d.env = _env(home)
     try:
+        d.wait_ready()
         d.call("status", sync=True, timeout=60)
+        wait_until(lambda: embedded(d), timeout=60, what="vectors")   # hybrid answers stay put
         # the warm graph is built after the first batch: wait until it links fetch
         wait_until(lambda: any(i["symbol"] == "fetch" for i in context(d, hits=2)["items"]),
                    timeout=30, what="the graph")
@@ -82,6 +87,11 @@ def served():
     finally:
         d.stop()
         shutil.rmtree(home, ignore_errors=True)
+
+
+def embedded(d) -> bool:
+    st = d.call("status")
+    return st["embedding"]["ready"] and not st["queues"]["embed"]
 
 
 def context(d, **params):
@@ -136,6 +146,13 @@ def test_more_budget_more_context(served):
     assert small["left_out"] > 0 or small["bodies"] < len(small["items"])
 
 
+def test_without_the_graph_only_hits(served):
+    d, _ = served
+    pack = context(d, budget=4000, hits=2, graph=False)
+    assert pack["items"] and all(i["why"].startswith("search hit") for i in pack["items"])
+    assert ("app/client.py", "fetch") not in keys(pack)
+
+
 def test_tiny_budget_cuts_the_best_signature(served):
     d, _ = served
     pack = context(d, budget=64, query="configure_transport")
@@ -174,6 +191,7 @@ def test_given_files_seed_the_ranking(served):
     ({"depth": 9}, InvalidParams, "depth must be an integer in 1..3"),
     ({"mode": "psychic"}, InvalidParams, "mode must be keyword, semantic or hybrid"),
     ({"budgett": 100}, InvalidParams, "unknown context params: budgett"),
+    ({"graph": "no"}, InvalidParams, "graph must be true or false"),
     ({"files": ["/nowhere/at/all.py"]}, RealmError, "not inside any realm"),
 ])
 def test_bad_params_get_clear_errors(served, params, error, text):
@@ -208,3 +226,27 @@ def test_cli_context_json_and_text(served):
     assert "app/retry.py:4-7 backoff_delay" in text.stdout and "search hit 1" in text.stdout
     bad = run_cli("context", QUERY, "--budget", "5", "--json", env=d.env)
     assert bad.returncode == 4 and "budget must be an integer" in bad.stdout
+
+
+def test_rest_context_endpoint(served):
+    d, repo = served
+    body = {"query": QUERY, "budget": 300, "files": [str(repo.path / "app/cache.py")]}
+    status, _, pack = req(d, "POST", "/context", body)
+    assert status == 200, pack
+    want = context(d, budget=300, files=body["files"])
+    assert keys(pack) == keys(want) and pack["tokens"] == want["tokens"] <= 300
+    assert all(FIELDS <= set(i) for i in pack["items"])
+    status, _, same = req(d, "POST", "/rpc/context", body)
+    assert status == 200 and keys(same) == keys(pack)
+    status, _, err = req(d, "POST", "/context", {"query": QUERY, "budget": 5})
+    assert status == 400 and "budget must be an integer in 64..200000" in err["error"]["message"]
+    status, _, err = req(d, "POST", "/context", {"query": QUERY, "files": "app/cache.py"})
+    assert status == 400 and "files must be array of string" in err["error"]["message"]
+    status, _, err = req(d, "POST", "/context", {"query": QUERY, "files": ["/elsewhere/x.py"]})
+    assert status == 404 and "not inside any realm" in err["error"]["message"]
+    status, _, _ = req(d, "POST", "/context", body, token="wrong")
+    assert status == 401
+    status, _, doc = req(d, "GET", "/openapi.json", token=None)
+    op = doc["paths"]["/api/v1/context"]["post"]
+    schema = op["requestBody"]["content"]["application/json"]["schema"]
+    assert schema["required"] == ["query"] and schema["properties"]["budget"]["minimum"] == 64
