@@ -200,3 +200,45 @@ def test_without_a_model_summaries_and_evidence_everywhere(git_repo, daemon):
     assert out["uses"][0]["path"] == "blueprints.py"
     text = run_cli("summary", git_repo.path / "app.py", env=d.env, check=True).stdout
     assert "The web app" in text and "app.py imports Blueprint" in text
+
+
+def test_rest_and_the_offline_cli_answer_summary(git_repo, daemon):
+    """POST /api/v1/rpc/summary over the loopback REST API; then, daemon stopped,
+    `indexctl summary --json` reads the store itself."""
+    import urllib.error
+    import urllib.request
+    from pathlib import Path
+
+    git_repo.write("blueprints.py", BLUEPRINTS)
+    git_repo.write("app.py", APP)
+    git_repo.commit()
+    settings_with_realm("work", git_repo.path)
+    d = daemon(args=("--http", "127.0.0.1:0"))
+    d.call("status", sync=True)
+    info = json.loads(wait_until(lambda: (d.home / "http.json").exists() and
+                                 (d.home / "http.json").read_text(), what="http.json"))
+    token = Path(info["token_file"]).read_text().strip()
+
+    def post(body):
+        req = urllib.request.Request(f"http://127.0.0.1:{info['port']}/api/v1/rpc/summary",
+                                     data=json.dumps(body).encode(), method="POST",
+                                     headers={"Authorization": f"Bearer {token}"})
+        try:
+            with urllib.request.urlopen(req, timeout=30) as resp:
+                return resp.status, json.loads(resp.read())
+        except urllib.error.HTTPError as exc:
+            return exc.code, json.loads(exc.read())
+
+    status, got = post({"path": str(git_repo.path / "app.py"), "top": 1})
+    assert status == 200 and got["uses"][0]["path"] == "blueprints.py"
+    assert got["uses"][0]["describe_source"] == "evidence"
+    status, err = post({"path": str(git_repo.path / "app.py"), "top": 0})
+    assert status == 400 and "top" in err["error"]["message"]
+    status, err = post({"path": str(git_repo.path)})
+    assert status == 400 and "one file" in err["error"]["message"]
+
+    d.stop()
+    out = run_cli("summary", git_repo.path / "blueprints.py", "--json", env=d.env, check=True)
+    offline = json.loads(out.stdout)
+    assert offline["used_by"][0]["describe"].startswith("app.py imports Blueprint")
+    assert offline["summary"].startswith("Route groups for the web app.")
