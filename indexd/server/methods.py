@@ -53,7 +53,6 @@ class Methods:
             "subscribe": self.subscribe, "shutdown": self.shutdown,
             "tests.ingest": self.tests_ingest, "tests.affected": self.tests_affected,
             "context": self.context,
-            "context": self.context,
             "summary": self.summary,
         }
 
@@ -291,23 +290,6 @@ class Methods:
         hits = [h for h in found["results"] if h.get("realm")]
         seeds = hit_seeds(hits) + [_file_seed(self.settings, f) for f in req.files]
         nodes = (await self._graph("neighbourhood", seeds=seeds, depth=req.depth))["nodes"] \
-            if seeds else []
-        pack = await asyncio.to_thread(assemble, req, hits, nodes, self.store, self.settings,
-                                       token_counter(self.settings), found.get("mode"))
-        return pack | {"files": list(req.files)} | self._freshness()
-
-    async def context(self, params, conn) -> dict:
-        """A context pack: search hits and their graph neighbours fitted to a token
-        budget (indexd/query/context.py)."""
-        from ..query.context import ContextRequest, assemble, hit_seeds
-        from ..query.tokens import token_counter
-
-        req = ContextRequest.from_params(params)
-        found = await self.search(req.search_params() | {
-            k: params[k] for k in ("sync", "timeout") if k in params}, conn)
-        hits = [h for h in found["results"] if h.get("realm")]
-        seeds = hit_seeds(hits) + [_file_seed(self.settings, f) for f in req.files]
-        nodes = (await self._graph("neighbourhood", seeds=seeds, depth=req.depth))["nodes"] \
             if seeds and req.graph else []
         pack = await asyncio.to_thread(assemble, req, hits, nodes, self.store, self.settings,
                                        token_counter(self.settings), found.get("mode"))
@@ -437,14 +419,6 @@ def _target(params: dict) -> str:
     if not isinstance(target, str) or not target.strip():
         raise InvalidParams("needs 'target': a path, or path::Qualified.name")
     return target
-
-
-def _file_seed(settings, target: str) -> dict:
-    """A given file (or path::Symbol) as a graph seed as strong as the top search hit."""
-    path, _, symbol = target.partition("::")
-    realm, repo, rel = locate(settings, path)
-    return {"realm": realm, "repo": repo, "path": rel, "symbol": symbol or None, "weight": 1.0,
-            "given": True}
 
 
 def _file_seed(settings, target: str) -> dict:
