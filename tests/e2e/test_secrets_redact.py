@@ -261,3 +261,72 @@ def test_clients_cannot_raise_the_context_reading_limits():
     for name, value in (("context_max_size", 1 << 40), ("context_allow", ["*"])):
         with pytest.raises(InvalidParams, match=name):
             SearchRequest.from_params({"query": "x", "context": 5, name: value})
+
+
+# --- secret forms the planted-secret corpus found stored (bench/secrets_corpus.py) ---
+
+def _rand(rng, alphabet: str, n: int) -> str:
+    return "".join(rng.choice(alphabet) for _ in range(n))
+
+
+def planted_forms() -> dict[str, tuple[str, str, str]]:
+    """{path: (text, secret value, a word on the secret's line)}: one file per form, as a
+    user writes it. Values are made at runtime (seeded) so this file trips no scanner."""
+    import random
+    import string
+    rng = random.Random(15)
+    b64 = string.ascii_letters + string.digits + "+/"
+    urlsafe = string.ascii_letters + string.digits + "-_"
+    sak, kid = _rand(rng, b64, 40), "AKIA" + _rand(rng, string.ascii_uppercase + string.digits, 16)
+    csv_sak, pw = _rand(rng, b64, 40), _rand(rng, string.ascii_letters + string.digits + "!*.~", 16)
+    bearer, sig = _rand(rng, urlsafe, 40), _rand(rng, b64, 44)
+    hook = (f"https://hooks.slack.com/services/T{_rand(rng, string.ascii_uppercase, 8)}/"
+            f"B{_rand(rng, string.ascii_uppercase, 10)}/{_rand(rng, string.ascii_letters, 24)}")
+    return {
+        # the issue's case: a random 40-char value under a name that says only "AWS"
+        "settings.py": ("import os\n\nREGION = 'eu-west-1'  # kingfisher\n"
+                        f'AWS_SAK = "{sak}"  # kingfisher\n', sak, "kingfisher"),
+        "deploy/credentials.csv": ("User name,Access key ID,Secret access key\n"
+                                   f"ci-bot,{kid},{csv_sak}\n", csv_sak, "bot"),
+        "config/database.yaml": ("database:\n  pool: 5\n"
+                                 f"  url: postgres://app:{pw}@db.internal:5432/heron\n", pw, "heron"),
+        "scripts/jobs.sh": ("#!/bin/sh\n"
+                            f'curl -H "Authorization: Bearer {bearer}" https://api.internal/v1/wren\n',
+                            bearer, "wren"),
+        "docker/app.env": ("LOG_LEVEL=info\n" f"DEPLOY_SIG={sig}\n" "PLOVER_MODE=on\n", sig, "plover"),
+        "alerts.json": ('{\n  "channel": "ops-osprey",\n' f'  "hook": "{hook}"\n}}\n', hook, "osprey"),
+    }
+
+
+def test_planted_secret_forms_are_masked_and_files_still_indexed(git_repo, daemon):
+    forms = planted_forms()
+    for path, (text, _value, _word) in forms.items():
+        git_repo.write(path, text)
+    git_repo.write("app.py", "def app_main():\n    return 1\n")
+    git_repo.commit()
+    settings_with_realm("work", git_repo.path)
+    d = daemon()
+    d.call("status", sync=True, timeout=60)
+    listed = by_path(cli_json("skipped", env=d.env))
+    leaks = []   # every form checked before failing, so a regression names them all
+    for path, (text, value, word) in forms.items():
+        if listed.get(path, {}).get("status") != "redacted":
+            leaks.append((path, "not listed as redacted", listed.get(path)))
+        if value in json.dumps(d.call("search", query=value, limit=20, context=5)["results"]):
+            leaks.append((path, "search for the value returns it"))
+        # still indexed: a word on the secret's own line finds the file, the value masked
+        near = d.call("search", query=word, limit=20, context=5)
+        if not any(h["path"] == path for h in near["results"]):
+            leaks.append((path, f"not found by {word!r}"))
+        if value in json.dumps(near["results"]):
+            leaks.append((path, "value in the context around its line"))
+        if path == "settings.py" and not any(f'AWS_SAK = "{MASK}"' in (h.get("context") or "")
+                                             for h in near["results"]):
+            leaks.append((path, "context does not show the masked line", near["results"]))
+    repo = d.call("status")["realms"][0]["repos"][0]
+    d.stop()
+    for path, (_text, value, _word) in forms.items():
+        if files_containing(d.home, value):
+            leaks.append((path, "value in a file under INDEXD_HOME", files_containing(d.home, value)))
+    assert leaks == [], "\n".join(map(str, leaks))
+    assert repo["redacted"] == len(forms) and "app.py" not in listed

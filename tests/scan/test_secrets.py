@@ -220,3 +220,96 @@ def test_redaction_leaves_nothing_detectable(text):
     assert HIGH not in red.text and RAND36 not in red.text and RAND40 not in red.text
     assert red.text.count("\n") == text.count("\n")
     assert secret_content_reason(red.text) is None
+
+
+# --- content: forms the planted-secret corpus found stored (bench/secrets_corpus.py) ---
+
+SAK = "wJ9r" + "Xk2Ut" + "nFEMI/K7MDENG/bPxRfiCY" + "Lq4sZp0a7"   # 40 chars, AWS secret key shape
+PW = "qC8ev" + "Qhy7cTK" + ".Mx2"
+OPAQUE = "x7Gh" + "Qe9LmN2pR" + "4tVb8KcZ" + "1sWd5YfJ" + "3uAi6oEr"   # 37 chars url-safe
+B64_40 = "k2J9" + "qLw8ZxN4vB" + "7mTr1sYp" + "0dHf+gC3eU" + "6aWo5iRtKj"[:8]
+BASIC = "ZGVwbG95O" + "nFDOGV2UWh5N2NUSw=="   # base64 of deploy:<a password>
+
+assert len(SAK) == 40
+
+CONTEXT_FORMS = {
+    # the issue's case: nothing in the name but "AWS"
+    'AWS_SAK = "' + SAK + '"\n': ("AWS secret access key", SAK),
+    "aws_sak: " + SAK + "\n": ("AWS secret access key", SAK),
+    'AWS_SECRET_ACCESS_KEY: "/' + SAK[1:] + '"\n': (None, "/" + SAK[1:]),   # starts like a path
+    "ci-bot,AKIA" + "Q7ZLM2N4P6R8T0VX," + SAK + "\n": ("AWS access key id", SAK),
+    "Access key ID: AKIA" + "Q7ZLM2N4P6R8T0VX\nSecret access key: " + SAK + "\n":
+        ("AWS access key id", SAK),
+    'DATABASE_URL = "postgres://app:' + PW + '@db.internal:5432/main"\n': ("password in a URL", PW),
+    "# connect with mysql://svc:" + PW + "@10.0.3.7/main\n": ("password in a URL", PW),
+    'curl -H "Authorization: Bearer ' + OPAQUE + '" https://api.internal/v1\n':
+        ("Authorization header credential", OPAQUE),
+    'headers = {"Authorization": "Bearer ' + OPAQUE + '"}\n': ("Authorization header credential", OPAQUE),
+    "Authorization: Basic " + BASIC + "\n": ("Authorization header credential", BASIC),
+    'DEPLOY_SIG = "' + B64_40 + '"\n': ("high-entropy literal", B64_40),
+    '"upstream_auth": "' + B64_40 + '",\n': ("high-entropy literal", B64_40),
+    "PEPPER=" + B64_40 + "\n": ("high-entropy literal", B64_40),
+    "hook = 'https://hooks.slack.com/services/T0ABCDEFG/B0HIJKLMNOP/" + RAND36[:24] + "'\n":
+        ("Slack webhook", RAND36[:24]),
+    "SENDGRID = 'SG." + RAND36[:22] + "." + RAND40 + "Q7z'\n": ("SendGrid key", RAND40),
+    "TWILIO = 'SK" + "3f9a0c1d7e5b2a4f6c8d0e1f2a3b4c5d'\n": ("Twilio key", "3f9a0c1d7e5b2a4f6c8d0e1f"),
+}
+
+
+@pytest.mark.parametrize("text", CONTEXT_FORMS)
+def test_context_families_flag_and_mask(text):
+    label, value = CONTEXT_FORMS[text]
+    reason = secret_content_reason("x = 1\n" + text)
+    assert reason is not None and value not in reason
+    if label:
+        assert reason == f"content: {label} at line 2"
+    red = redact_secrets("x = 1\n" + text)
+    assert value not in red.text and MASK in red.text
+    assert red.text.count("\n") == text.count("\n") + 1
+    assert secret_content_reason(red.text) is None   # the reader stores it, not withholds it
+
+
+@pytest.mark.parametrize("text", [
+    "law_firm = 'ZmFrZSBhd3MgbmVhcmJ5IGZvciB0aGUgdGVzdHM='\n",   # "aws" inside a word; base64 of text
+    "REGION = 'eu-west-1'  # aws\nsha = '" + "a" * 20 + "b" * 20 + "'\n",
+    "url = 'https://user:pass@example.com/'\n",                    # the docs' example credentials
+    "url = 'ftp://joe:password@ftp.example.net/'\n",
+    "dsn = 'postgres://app:${DB_PASSWORD}@db/main'\n",
+    "url = f'http://{user}:{password}@{host}/'\n",
+    "Authorization: Bearer <token>\n",
+    "Authorization: Bearer $GITHUB_TOKEN\n",
+    "# basic authentication is described below\n",
+    "Authorization: Basic dXNlcjpwYXNzd29yZA==\n",               # user:password, placeholder
+    'checkpoint = "mistralai/Mistral-Small-4-119B-2603"\n',       # a model id
+    "'BSD-3-Clause-No-Nuclear-License-2014': {'id': 1}\n",
+    '"integrity": "sha512-' + RAND40 + RAND36 + '==",\n',        # package-lock checksum
+    "golang.org/x/text v0.3.0 h1:" + RAND40 + "Zz=\n",           # go.sum
+    'digest = "' + "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08" + '"\n',
+    'data = "' + "VGhlIHF1aWNrIGJyb3duIGZveCBqdW1wcyBvdmVyIHRoZSBsYXp5IGRvZw==" + '"\n',
+    "MBart50TokenizerFast = MBart50Tokenizer\n",                  # code: class aliases
+    'audio_tokenizer_class = "HiggsAudioV2TokenizerModel"\n',
+])
+def test_context_lookalikes_not_flagged(text):
+    assert secret_content_reason(text) is None
+
+
+# Real stdlib files full of digests, base64 test vectors and example credentials.
+STDLIB_DATA_FILES = [
+    "test/test_hashlib.py", "test/test_hmac.py", "test/test_base64.py", "test/test_binascii.py",
+    "test/test_urlparse.py", "test/test_urllib2.py", "test/test_ssl.py", "test/test_uuid.py",
+    "test/test_zipfile.py", "test/test_httplib.py", "test/test_email/test_email.py",
+    "test/test_tomllib/burntsushi.py", "base64.py", "hashlib.py", "urllib/request.py",
+]
+
+
+def test_stdlib_hash_and_base64_data_not_flagged():
+    import sysconfig
+    from pathlib import Path
+
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    present = [p for p in STDLIB_DATA_FILES if (stdlib / p).is_file()]
+    if len(present) < len(STDLIB_DATA_FILES) // 2:
+        pytest.skip("this Python ships without its test suite")
+    flagged = {p: secret_content_reason((stdlib / p).read_text(encoding="utf-8", errors="replace"))
+               for p in present}
+    assert {p: r for p, r in flagged.items() if r} == {}
