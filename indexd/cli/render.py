@@ -296,6 +296,9 @@ def reviewers(result: dict) -> None:
     target = own.get("target") or {}
     if target.get("owners"):
         print(_c("1", "owners of the target: ") + ", ".join(_person(o) for o in target["owners"]))
+    if own.get("changed"):   # `changes`: who wrote the code around the edits
+        print(_c("1", "owners of the changed code: ") + ", ".join(
+            f"{p['name']} <{p['email']}> ({p['lines']} lines)" for p in own["changed"]))
     if own.get("reviewers"):
         print(_c("1", "who should review: ") + ", ".join(
             f"{p['name']} <{p['email']}> ({p['files']} files)" for p in own["reviewers"]))

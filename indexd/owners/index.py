@@ -320,24 +320,9 @@ class Owners:
             target = self.target(result["target"], limit=5)
         except (RealmError, InvalidParams) as exc:
             target = unavailable(exc.message)
-        files = list(dict.fromkeys((i["repo"], i["path"]) for i in result.get("affected") or []
-                                   if (i["repo"], i["path"]) != (target.get("repo"),
-                                                                 target.get("path"))))
-        tallies, pending, missing = [], 0, 0
-        ctxs: dict[str, GitFile | None] = {}
-        deadline = time.monotonic() + IMPACT_BLAME_S
-        for repo, rel in files[:IMPACT_FILES]:
-            if repo not in ctxs:
-                try:
-                    ctxs[repo] = GitFile(repo)
-                except BlameUnavailable:
-                    ctxs[repo] = None
-            compute = time.monotonic() < deadline
-            t = (self._tally(repo, rel, 1, None, 5, compute=compute, ctx=ctxs[repo])
-                 if ctxs[repo] is not None else unavailable("not in git"))
-            pending += bool(t.get("pending"))
-            missing += not t["available"] and not t.get("pending")
-            tallies.append(t)
+        files = _affected_files(result, {(target.get("repo"), target.get("path"))})
+        spans = [(repo, rel, 1, None) for repo, rel in files[:IMPACT_FILES]]
+        tallies, pending, missing = self._tallies(spans)
         return {"target": {k: target.get(k) for k in (
                     "available", "reason", "lines", "owners", "uncommitted_lines", "older_lines",
                     "partial") if k in target},
@@ -346,10 +331,58 @@ class Owners:
                 "pending": pending, "unavailable": missing,
                 "complete": pending == 0 and len(files) <= IMPACT_FILES}
 
+    def for_changes(self, result: dict) -> dict:
+        """`changes`: who wrote the changed symbols (the lines around an edit), and who
+        should review, over them and the affected files. Best effort, like impact's."""
+        try:
+            repo = result["repo"]
+            spans = [(repo, ch["path"], ch.get("start_line") or 1,
+                      ch.get("end_line") if ch.get("symbol") else None)
+                     for ch in result.get("changed") or [] if ch.get("change") != "deleted"]
+            spans = list(dict.fromkeys(spans))[:IMPACT_FILES]
+            changed, pending, missing = self._tallies(spans)
+            files = _affected_files(result, {(s[0], s[1]) for s in spans})
+            left = max(0, IMPACT_FILES - len(spans))
+            affected, p2, m2 = self._tallies([(r, p, 1, None) for r, p in files[:left]])
+        except Exception as exc:  # noqa: BLE001 - logged; the answer says owners failed
+            log.exception("owners: changes failed repo=%s", result.get("repo"))
+            return {"changed": [], "reviewers": [], "complete": False,
+                    "reason": f"owners failed: {type(exc).__name__}: {exc}"}
+        return {"changed": merge_reviewers(changed),
+                "reviewers": merge_reviewers(changed + affected),
+                "files": len(spans) + min(len(files), left), "pending": pending + p2,
+                "unavailable": missing + m2, "complete": pending + p2 == 0 and len(files) <= left}
+
+    def _tallies(self, spans) -> tuple[list[dict], int, int]:
+        """Owners of (repo, rel, start, end) spans: blamed now for IMPACT_BLAME_S in all,
+        then from the cache only (the rest queued first); with the pending and the
+        unavailable counts."""
+        tallies, pending, missing = [], 0, 0
+        ctxs: dict[str, GitFile | None] = {}
+        deadline = time.monotonic() + IMPACT_BLAME_S
+        for repo, rel, start, end in spans:
+            if repo not in ctxs:
+                try:
+                    ctxs[repo] = GitFile(repo)
+                except BlameUnavailable:
+                    ctxs[repo] = None
+            compute = time.monotonic() < deadline
+            t = (self._tally(repo, rel, start, end, 5, compute=compute, ctx=ctxs[repo])
+                 if ctxs[repo] is not None else unavailable("not in git"))
+            pending += bool(t.get("pending"))
+            missing += not t["available"] and not t.get("pending")
+            tallies.append(t)
+        return tallies, pending, missing
+
     def status(self) -> dict:
         with self.lock:
             return {"files": len(self.cache), "blamed": self.blamed, "queued": len(self._queue),
                     "heads": dict(self._heads), "partial_repos": sorted(self.partial_repos)}
+
+
+def _affected_files(result: dict, skip: set) -> list[tuple[str, str]]:
+    return [f for f in dict.fromkeys((i["repo"], i["path"]) for i in result.get("affected") or [])
+            if f not in skip]
 
 
 def unavailable(reason: str) -> dict:

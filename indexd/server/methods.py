@@ -251,8 +251,10 @@ class Methods:
         since = params.get("since")
         if since is not None and not isinstance(since, str):
             raise InvalidParams("since must be a git revision string")
-        return await self._graph("changes", repo=root, since=since,
-                                 depth=_int(params, "depth", 2, 1, 10), limit=_limit(params))
+        result = await self._graph("changes", repo=root, since=since,
+                                   depth=_int(params, "depth", 2, 1, 10), limit=_limit(params))
+        result["owners"] = await asyncio.to_thread(self._owners().for_changes, result)
+        return result
 
     async def tests_affected(self, params, conn) -> dict:
         """Test files to run for a diff (working tree, ``since`` REV or ``staged``) or for

@@ -98,6 +98,12 @@ def test_uncommitted_edits_and_the_cli_json(git_repo, daemon):
     render = d.call("owners", target=target)
     assert people(render) == {"Bob Baker": 2} and render["uncommitted_lines"] == 1
     assert all(o["name"] != "uncommitted" for o in render["owners"])
+    changes = d.call("changes", repo=str(git_repo.path))
+    assert [(c["symbol"], c["change"]) for c in changes["changed"]] == [("render", "modified")]
+    assert [p["name"] for p in changes["owners"]["changed"]] == ["Bob Baker"]
+    assert changes["owners"]["complete"]
+    human = run_cli("changes", git_repo.path)
+    assert "owners of the changed code: Bob Baker <bob@example.com> (2 lines)" in human.stdout
 
     out = run_cli("owners", target, "--json")
     assert out.returncode == 0, out.stderr
