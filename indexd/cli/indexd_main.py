@@ -37,7 +37,9 @@ def _parser() -> argparse.ArgumentParser:
     rs.add_argument("--json", action="store_true")
     sub.add_parser("paths", help="print where config, data, logs and socket live").add_argument(
         "--json", action="store_true")
-    sub.add_parser("mcp", help="MCP server over stdio for AI agents (needs the daemon)")
+    mcp = sub.add_parser("mcp", help="MCP server over stdio for AI agents (needs the daemon)")
+    mcp.add_argument("--socket", help="the daemon's socket (for MCP hosts that start this "
+                                      "with a bare environment); default: as indexctl finds it")
     return p
 
 
@@ -56,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.cmd == "mcp":
             from ..mcp.server import main as mcp_main
 
-            return mcp_main()
+            return mcp_main(socket=args.socket)
         if args.cmd == "paths":
             paths = load_settings().paths.to_json()
             print(json.dumps(paths, indent=2) if args.json else

@@ -23,6 +23,7 @@ import logging
 import os
 import sys
 import time
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 try:
@@ -65,7 +66,12 @@ class ToolFailure(Exception):
     """An anticipated failure: its text is what the model reads."""
 
 
+_SOCKET: Path | None = None   # `indexd mcp --socket PATH`
+
+
 def _socket_path():
+    if _SOCKET is not None:
+        return _SOCKET
     from ..config import load_settings
 
     return load_settings().paths.socket
@@ -669,7 +675,10 @@ def build_server():
     return server
 
 
-def main() -> int:
+def main(socket: str | None = None) -> int:
+    global _SOCKET
+    if socket:
+        _SOCKET = Path(socket).expanduser()
     # stdout is the protocol: everything we log goes to stderr.
     level = os.environ.get("INDEXD_MCP_LOG", "WARNING").upper()
     if not isinstance(logging.getLevelName(level), int):
