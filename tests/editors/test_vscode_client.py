@@ -1,0 +1,174 @@
+"""The VS Code extension's client module (editors/vscode/out/client.js, vscode-jsonrpc
+bundled in) run by node against the real daemon.
+
+The VS Code binary cannot be downloaded here, so the editor side (extension.ts) is
+type-checked (when editors/vscode/node_modules exists) but not run; the client and
+the view model it feeds are run for real: `node --test` on
+editors/vscode/test/client.test.js, which writes what it saw as JSON for the
+assertions below. `INDEXD_TEST_NODE` picks another node binary.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+
+import pytest
+from testlib import REPO_ROOT, settings_with_realm
+
+NODE = os.environ.get("INDEXD_TEST_NODE") or shutil.which("node")
+EXT = REPO_ROOT / "editors" / "vscode"
+NOT_RUNNING = "indexd is not running: start it with indexd run"
+
+pytestmark = pytest.mark.skipif(
+    NODE is None, reason="node is not installed (apt-get install nodejs): the VS Code "
+                         "extension's client tests run under node")
+
+RETRY_PY = ('"""Retry helpers."""\n\n\n'
+            'def compute_backoff(attempt):\n'
+            '    """Seconds to wait before retry number attempt."""\n'
+            '    return min(30, 2 ** attempt)\n')
+
+
+@pytest.fixture
+def retry_repo(git_repo, daemon):
+    """pkg/retry.py defines compute_backoff (lines 4-6); app.py and a test call it at line 5."""
+    git_repo.write("pkg/__init__.py", "")
+    git_repo.write("pkg/retry.py", RETRY_PY)
+    git_repo.write("app.py", "from pkg.retry import compute_backoff\n\n\n"
+                             "def main():\n    return compute_backoff(3)\n")
+    git_repo.write("tests/test_retry.py", "from pkg.retry import compute_backoff\n\n\n"
+                                          "def test_backoff():\n"
+                                          "    assert compute_backoff(1) == 2\n")
+    git_repo.commit()
+    settings_with_realm("work", git_repo.path)
+    d = daemon()
+    d.call("status", sync=True, timeout=60)
+    return git_repo.path.resolve(), d
+
+
+@pytest.fixture
+def stale_socket():
+    """A socket file nothing listens on (what a daemon killed with SIGKILL leaves)."""
+    where = tempfile.mkdtemp(prefix="ixs")
+    path = os.path.join(where, "stale.sock")
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.bind(path)
+    s.close()
+    yield path
+    shutil.rmtree(where, ignore_errors=True)
+
+
+def socket_cases(tmp_path) -> list[dict]:
+    """Environments and the socket indexd.config.default_paths gives for each."""
+    from indexd.config import default_paths
+
+    envs = [{"INDEXD_HOME": "ixrel"}, {"INDEXD_HOME": "~/ixh"}, {"INDEXD_HOME": str(tmp_path)},
+            {"XDG_RUNTIME_DIR": str(tmp_path / "run")}, {"INDEXD_HOME": "", "XDG_RUNTIME_DIR": "/r"}]
+    cases = []
+    for env in envs:
+        env = env | {"HOME": os.environ.get("HOME", "/root")}
+        cwd = os.getcwd()
+        cases.append({"env": env, "cwd": cwd, "expected": str(default_paths(env).socket)})
+    return cases
+
+
+def run_node_tests(files: list[str], env: dict, timeout: float = 300) -> str:
+    """`node --test` the files; the TAP output. A hung run is killed, never left behind."""
+    cmd = [NODE, "--test", "--test-reporter=tap", *files]
+    proc = subprocess.Popen(cmd, cwd=EXT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)     # node and the test file's own process
+            proc.communicate()
+    text = out.decode(errors="replace")
+    assert proc.returncode == 0, text
+    return text
+
+
+def tap_counts(text: str) -> dict:
+    counts = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[0] == "#" and parts[2].isdigit():
+            counts[parts[1]] = int(parts[2])
+    return counts
+
+
+def test_node_client_against_the_real_daemon(retry_repo, tmp_path, stale_socket, indexd_home):
+    root, d = retry_repo
+    out = tmp_path / "seen"
+    out.mkdir()
+    env = os.environ | {"INDEXD_HOME": str(indexd_home), "IX_TEST_REPO": str(root),
+                        "IX_TEST_OUT": str(out), "IX_TEST_STALE_SOCKET": stale_socket,
+                        "IX_TEST_SOCKETS": json.dumps(socket_cases(tmp_path))}
+    try:
+        text = run_node_tests(["test/client.test.js"], env)
+    finally:
+        d.proc.send_signal(signal.SIGCONT)          # the freeze test thaws it; never leave it stopped
+    counts = tap_counts(text)
+    assert counts["fail"] == 0 and counts["skipped"] == 0 and counts["pass"] == 7, text
+    seen = json.loads((out / "client.test.json").read_text(encoding="utf-8"))
+
+    assert seen["socket_cases"] == 7
+    assert seen["search"]["pick"]["place"] == {"file": str(root / "pkg/retry.py"), "line": 4}
+    assert (seen["search"]["symbol"], seen["search"]["start_line"]) == ("compute_backoff", 4)
+
+    impact = seen["impact"]
+    assert impact["target"] == f"{root}/pkg/retry.py::compute_backoff"
+    assert impact["groups"][:2] == ["Affected", "Tests"]
+    evidence = impact["main"]["children"][0]
+    assert evidence["place"] == {"file": str(root / "app.py"), "line": 5}
+    assert "calls compute_backoff" in evidence["tooltip"]
+    assert impact["test"]["place"] == {"file": str(root / "tests/test_retry.py"), "line": 5}
+
+    assert seen["subscribe"]["after"] > seen["subscribe"]["before"]
+    assert seen["subscribe"]["top"] == "jitter_delay"
+    assert seen["subscribe"]["text"].startswith("indexd ✓ ")
+    assert seen["timeout"]["message"] == "indexd did not answer search within 0.5 s"
+    assert seen["down"][1] == f"{NOT_RUNNING} (no daemon at {stale_socket})"
+    assert seen["down"][0].startswith(NOT_RUNNING + " (no daemon at /tmp/")
+
+
+def test_without_a_daemon_the_daemon_tests_skip_and_say_why(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("IX_TEST_")}
+    env["INDEXD_HOME"] = str(tmp_path)
+    text = run_node_tests(["test/client.test.js"], env, timeout=120)
+    counts = tap_counts(text)
+    assert (counts["pass"], counts["skipped"], counts["fail"]) == (2, 5, 0), text
+    assert "# SKIP needs the daemon: run tests/editors/test_vscode_client.py" in text
+
+
+def test_committed_build_matches_the_sources(tmp_path):
+    """out/*.js is committed (CI has no npm); it must be what the sources build to."""
+    if not (EXT / "node_modules" / ".bin" / "esbuild").exists():
+        pytest.skip("editors/vscode/node_modules is absent (cd editors/vscode && npm ci): "
+                    "the committed out/ cannot be rebuilt to compare")
+    copy = tmp_path / "vscode"
+    shutil.copytree(EXT, copy, ignore=shutil.ignore_patterns("node_modules", "out", "*.vsix"),
+                    symlinks=True)
+    (copy / "node_modules").symlink_to(EXT / "node_modules")
+    subprocess.run([NODE, "build.js"], cwd=copy, check=True, timeout=120, capture_output=True)
+    for built in sorted((copy / "out").iterdir()):
+        committed = EXT / "out" / built.name
+        assert committed.read_bytes() == built.read_bytes(), f"out/{built.name} is stale: npm run build"
+    assert sorted(p.name for p in (EXT / "out").iterdir()) == sorted(p.name for p in (copy / "out").iterdir())
+
+
+def test_extension_type_checks(tmp_path):
+    """The VS Code side cannot run here (no VS Code binary); tsc checks it against @types/vscode."""
+    tsc = EXT / "node_modules" / ".bin" / "tsc"
+    if not tsc.exists():
+        pytest.skip("editors/vscode/node_modules is absent (cd editors/vscode && npm ci): "
+                    "no tsc to type-check the extension")
+    proc = subprocess.run([NODE, str(tsc), "--noEmit", "-p", str(EXT)], capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
