@@ -192,8 +192,13 @@ def test_without_a_model_summaries_and_evidence_everywhere(git_repo, daemon):
     assert got["used_by"][0]["describe_source"] == "evidence"
     hits = d.call("search", query="blueprints", mode="keyword", kind="file")["results"]
     assert next(h for h in hits if h["path"] == "blueprints.py")["summary"] == got["summary"]
-    via = d.call("impact", target=str(git_repo.path / "blueprints.py"))["affected"][0]["via"][0]
+    affected = d.call("impact", target=str(git_repo.path / "blueprints.py"))["affected"]
+    via = affected[0]["via"][0]
     assert via["describe_source"] == "evidence" and via["describe"].startswith("app.py imports")
+    # the file item's summary, read from the daemon's hot text index by entry id
+    item = next(i for i in affected if i["path"] == "app.py" and i["symbol"] is None)
+    assert item["summary"].startswith("The web app: builds it from its blueprints. Defines ")
+    assert item["summary_source"] == "docstring"
 
     cli = run_cli("summary", git_repo.path / "app.py", "--json", env=d.env, check=True)
     out = json.loads(cli.stdout)
