@@ -71,7 +71,7 @@ class Settings:
     embed_model: str = "default"
     embed_recipe: str = "default"                    # default | name_doc | body (docs/benchmarks.md)
     embed_runtime: str = "auto"                      # auto | onnx | torch (enrich/embedder.py)
-    model_cache: str = ""                            # ONNX exports; "" = <cache_dir>/models
+    model_cache: str = ""                            # ONNX exports; "" = default_model_cache()
     embed_batch: int = 16            # measured: as fast as 32 on CPU, half the wait for a query
     # Word-pieces a text is cut to: min(model's limit, this); part of the model
     # id. 512 = the model's own limit (256 for MiniLM); measured in docs/decisions.md.
@@ -128,6 +128,18 @@ def default_paths(env: dict) -> Paths:
         Path(platformdirs.user_config_dir(APP)), Path(platformdirs.user_data_dir(APP)),
         Path(platformdirs.user_cache_dir(APP)), Path(platformdirs.user_log_dir(APP)),
         run_dir)
+
+
+def default_model_cache() -> Path:
+    """Where ONNX exports of embedding models live: per user, not per INDEXD_HOME.
+
+    An export depends only on the model's weights (its directory name carries
+    their hash), so every home of the same user can share it; a second home
+    used to spend another torch export (~1 GB, tens of seconds) on the same file.
+    """
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir(APP)) / "models"   # honours XDG_CACHE_HOME
 
 
 def load_settings(env: dict | None = None, flags: dict | None = None,

@@ -26,6 +26,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
+from ..config import default_model_cache
 from ..errors import ModelUnavailable
 
 log = logging.getLogger(__name__)
@@ -413,7 +414,7 @@ def load_embedder(settings, threads: int | None = None) -> Embedder:
         from .onnx_embedder import OnnxEmbedder, onnx_model
 
         try:
-            cache = Path(settings.model_cache or settings.paths.cache_dir / "models").expanduser()
+            cache = Path(settings.model_cache or default_model_cache()).expanduser()
             onnx_path = onnx_model(path, weights, cache, name or path.name)
             return OnnxEmbedder(path, onnx_path, threads=threads, batch_size=settings.embed_batch,
                                 name=name, weights=weights, max_tokens=max_tokens)
