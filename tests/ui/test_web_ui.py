@@ -5,8 +5,6 @@ from __future__ import annotations
 import re
 from urllib.parse import quote, urlencode
 
-from conftest import chromium_path  # noqa: F401 - the skip reason lives there
-
 
 def test_sign_in_code_works_once_and_leaves_a_clean_url(browser, ui_daemon):
     url = ui_daemon.login_url()

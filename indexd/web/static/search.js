@@ -12,7 +12,7 @@ function renderHit(hit) {
     el("span", { class: "meta" }, place(hit)),
     el("span", { class: "meta" }, (hit.match || []).join(" + ") + " · " + hit.score.toFixed(3))));
   if (hit.summary) card.append(el("div", { class: "summary" }, hit.summary));
-  if (hit.snippet && !hit.context) card.append(el("div", { class: "mono" }, hit.snippet));
+  if (hit.snippet) card.append(el("div", { class: "mono snippet" }, hit.snippet));
   if (hit.context) {
     const first = Math.max(1, hit.start_line - WINDOW);
     card.append(codeView(hit.context, first, hit.start_line, hit.end_line));
