@@ -53,9 +53,12 @@ class Owners:
         self._heads: dict[str, str] = {}                    # repo -> HEAD last warmed
         self._queue: deque = deque()
         self._queued: set = set()
+        self._active: tuple | None = None
         self._wake = threading.Event()
         self._stopping = False
-        self._force = True       # the next scan checks every repo, HEAD moved or not
+        # wake() asks for a scan of every repo, HEAD moved or not; a scan answers the asks
+        # made before it began (a wake during a scan gets another).
+        self._scans_wanted, self._scans_done = 1, 0
         self._thread: threading.Thread | None = None
         self.blamed = 0          # blame runs so far (the incremental test counts them)
         self.partial_repos: set[str] = set()
@@ -75,7 +78,7 @@ class Owners:
     def wake(self) -> None:
         """A repo was reconciled (HEAD may have moved, files may have been indexed for the
         first time): compare every indexed file's blob with the cache soon."""
-        self._force = True
+        self._scans_wanted += 1
         self._wake.set()
 
     def _run(self) -> None:
@@ -85,10 +88,10 @@ class Owners:
                 self._scan_heads()
             except Exception:  # noqa: BLE001 - owners are optional evidence; try again later
                 log.exception("owners: looking for changed files failed")
-            # A reconcile meanwhile (``_force``): rescan first, HEAD may have moved.
-            while not (self._stopping or self._force) and self._work_one():
+            # A reconcile meanwhile: rescan first, HEAD may have moved.
+            while not (self._stopping or self._scan_due()) and self._work_one():
                 pass
-            if not (self._force or self._queue):
+            if not (self._scan_due() or self._queue):
                 self._wake.wait(HEAD_POLL_S)   # an enqueue or a wake() ends it early
 
     def _work_one(self) -> bool:
@@ -97,6 +100,7 @@ class Owners:
                 return False
             job = self._queue.popleft()
             self._queued.discard(job)
+            self._active = job      # still counted as queued until its blame is stored
         repo, rel = job
         try:
             self._committed(GitFile(repo), repo, rel, compute=True)
@@ -104,6 +108,8 @@ class Owners:
             pass
         except Exception as exc:  # noqa: BLE001 - one file's failure is that file's
             log.warning("owners: blame failed repo=%s path=%s error=%s", repo, rel, exc)
+        finally:
+            self._active = None
         return True
 
     def _enqueue(self, jobs, first: bool = False) -> None:
@@ -118,7 +124,17 @@ class Owners:
     def _scan_heads(self) -> None:
         """Repos whose HEAD moved (every repo after a ``wake``): queue the indexed files
         whose blob at HEAD is not the one blamed."""
-        force, self._force = self._force, False
+        wanted = self._scans_wanted
+        force = self._scans_done < wanted
+        try:
+            self._scan_repos(force)
+        finally:
+            self._scans_done = wanted
+
+    def _scan_due(self) -> bool:
+        return self._scans_done < self._scans_wanted
+
+    def _scan_repos(self, force: bool) -> None:
         for realm, repo in self._settings().realm_repos(None):
             try:
                 ctx = GitFile(repo)
@@ -376,7 +392,9 @@ class Owners:
 
     def status(self) -> dict:
         with self.lock:
-            return {"files": len(self.cache), "blamed": self.blamed, "queued": len(self._queue),
+            queued = len(self._queue) + (self._active is not None)
+            return {"files": len(self.cache), "blamed": self.blamed, "queued": queued,
+                    "rescan_due": self._scan_due(),
                     "heads": dict(self._heads), "partial_repos": sorted(self.partial_repos)}
 
 

@@ -18,9 +18,11 @@ def owners_status(d) -> dict:
 
 
 def warmed(d, repo, head) -> dict | None:
-    """The owners thread has blamed everything it queued for ``head``."""
+    """The owners thread has looked at every file indexed so far at ``head`` and blamed
+    what it queued."""
     st = owners_status(d)
-    return st if st["heads"].get(str(repo)) == head and st["queued"] == 0 else None
+    done = st["heads"].get(str(repo)) == head and st["queued"] == 0 and not st["rescan_due"]
+    return st if done else None
 
 
 def test_owners_of_files_and_symbols_over_the_socket(git_repo, daemon, tmp_path):
