@@ -402,6 +402,9 @@ class HttpApi:
             raise HttpError(503, f"too many event streams (at most {web_events.MAX_STREAMS})")
         try:
             status = await self.methods.call("status", {}, origin=origin)
+        except IndexdError as exc:
+            self.events.close(queue)
+            raise HttpError(http_status(exc), exc.message, exc.code, exc.data) from None
         except BaseException:
             self.events.close(queue)
             raise
