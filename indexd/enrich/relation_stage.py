@@ -7,24 +7,28 @@ files are unchanged, across restarts and edits of other files. The graph
 tells the stage which files an update touched (``Relations.listeners``);
 a touched file and every file with edges into it are looked at again, since
 either end's hash is part of the key. A fallback (Ollama down) is not
-cached: answers show the evidence sentence, and the pair is asked again the
-next time one of its files changes (or at the next start).
+cached: answers show the evidence sentence, and the file's pairs are asked
+again ``RETRY_S`` later (the summarizer's breaker keeps a dead server to one
+request a minute), when one of its files changes, or at the next start.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 
 from ..descriptions import file_infos, relation_key
 from ..graph.describe import TOP_PAIRS, evidence_sentence, strongest
 
 log = logging.getLogger(__name__)
 
+RETRY_S = 60.0   # files whose pairs fell back are looked at again this much later
+
 
 class RelationStage:
     def __init__(self, store, summarizer, model_key: str, relations, top: int = TOP_PAIRS,
-                 batch: int = 8):
+                 batch: int = 8, clock=time.monotonic):
         self.store, self.summarizer, self.model_key = store, summarizer, model_key
         self.relations, self.top, self.batch = relations, top, batch
         self.described = 0    # pairs the model described
@@ -35,6 +39,9 @@ class RelationStage:
         self._touched: set[tuple] = set()
         self._all = True      # the graph may have been built before this stage existed
         self._todo: dict[tuple, None] = {}   # ordered set of files to look at
+        self._failed: set[tuple] = set()     # files with a pair that fell back
+        self._retry_at = 0.0
+        self._clock = clock
         relations.listeners.append(self.touched)
 
     def touched(self, keys) -> None:
@@ -69,6 +76,9 @@ class RelationStage:
         with self._lock:
             everything, self._all = self._all, False
             touched, self._touched = self._touched, set()
+        if self._failed and self._clock() >= self._retry_at:
+            touched |= self._failed   # (their importers too: harmless, all cached)
+            self._failed = set()
         with self.relations.lock:
             if everything:
                 self._todo.update(dict.fromkeys(graph.facts))
@@ -104,6 +114,9 @@ class RelationStage:
                 fresh[key] = (text, "llm")
             else:
                 self.fallbacks += 1
+                if not self._failed:
+                    self._retry_at = self._clock() + RETRY_S
+                self._failed.add(src)
         self.store.summary_cache_put(fresh)
         self.described += len(fresh)
         if fresh:
@@ -111,4 +124,5 @@ class RelationStage:
 
     def status(self) -> dict:
         return {"described": self.described, "reused": self.reused,
-                "fallbacks": self.fallbacks, "queued": self.queued, "looked": self.looked}
+                "fallbacks": self.fallbacks, "queued": self.queued, "looked": self.looked,
+                "retrying": len(self._failed)}
