@@ -6,10 +6,12 @@ top hit), and ranks the neighbourhood by personalised PageRank
 (graph/neighbourhood.py). This module owns what happens around that:
 
 * ``ContextRequest``: the params, validated;
-* ``candidates``: the first ``PINNED_HITS`` search hits in search order (what
-  search is surest of), then every other hit and symbol neighbour by its
-  PageRank; files the graph reaches without a symbol rank but are not items,
-  and a file hit gives way to the file's symbols when any is a candidate;
+* ``candidates``: the search hits in search order, then their symbol
+  neighbours by PageRank (first 3 hits pinned, the rest by PageRank, measured
+  no better on the click train split: bench/context_quality.py,
+  docs/decisions.md); files the graph reaches without a symbol rank but are
+  not items, and a file hit gives way to the file's symbols when any is a
+  candidate;
 * ``assemble``: each candidate's two views, a *signature* (the indexed
   signature and the first sentence of its summary) and a *body* (its lines
   read from disk through the indexer's reader, secrets masked), counted with
@@ -38,7 +40,6 @@ from ..scan.reader import Skip, read_source
 BUDGET_DEFAULT = 4000
 BUDGET_MIN, BUDGET_MAX = 64, 200_000
 HITS_DEFAULT, HITS_MAX = 10, 50
-PINNED_HITS = 3          # search's best stay first, whatever the graph says
 MAX_CANDIDATES = 40
 BODY_SHARE = 0.6         # of the budget, for bodies in the first pass...
 BODY_FIRST = 8           # ...given to the first this many candidates only
@@ -124,7 +125,7 @@ class Candidate:
 
 
 def candidates(hits: list[dict], nodes: list[dict], mode: str | None) -> list[Candidate]:
-    """Pinned hits, then hits and symbol neighbours by PageRank (see the module docstring)."""
+    """The hits, then their symbol neighbours by PageRank (see the module docstring)."""
     score = {(n["realm"], n["repo"], n["path"], n["symbol"]): n["score"] for n in nodes}
     out: dict[tuple, Candidate] = {}
     for i, h in enumerate(hits):
@@ -132,16 +133,17 @@ def candidates(hits: list[dict], nodes: list[dict], mode: str | None) -> list[Ca
         s = score.get(key, score.get(key[:3] + (None,), 0.0))
         why = f"search hit {i + 1} ({mode or 'search'}, score {h.get('score', 0):.3f})"
         out.setdefault(key, Candidate(*key, why=why, score=s))
-    pinned = list(out.values())[:PINNED_HITS]
+    hits_first = list(out.values())
     for n in nodes:
         key = (n["realm"], n["repo"], n["path"], n["symbol"])
         if key in out or n["symbol"] is None:
             continue
         out[key] = Candidate(*key, why=f"{n['why']}; PageRank {n['score']:.3f}", score=n["score"])
-    rest = sorted((c for c in out.values() if c not in pinned), key=lambda c: -c.score)
+    rest = sorted(list(out.values())[len(hits_first):], key=lambda c: -c.score)
     # A file's own entry (its head, or all of it) says less than its symbols do.
     with_symbols = {c.key[:3] for c in out.values() if c.symbol is not None}
-    ranked = [c for c in pinned + rest if c.symbol is not None or c.key[:3] not in with_symbols]
+    ranked = [c for c in hits_first + rest
+              if c.symbol is not None or c.key[:3] not in with_symbols]
     return ranked[:MAX_CANDIDATES]
 
 
