@@ -34,6 +34,7 @@ class FileBlame:
     commits: tuple[str, ...]  # commit ids that ``lines`` index
     lines: array              # per line (0-based): an index into commits, or OLDER
     bounded: bool             # the history was cut (some lines may be OLDER)
+    binary: bool = False      # no lines to own (kept so the blob is not read again)
 
 
 def line_count(data: bytes) -> int:

@@ -32,8 +32,9 @@ class GitFile:
     def git_path(self, rel: str) -> str:
         return rel if self.prefix == "." else f"{self.prefix}/{rel}"
 
-    def head_blob(self, rel: str):
-        """HEAD's blob of ``rel``; None when HEAD has no such file (or no commit yet)."""
+    def head_entry(self, rel: str):
+        """HEAD's tree entry of the file ``rel`` (its ``id`` is the blob's, read without
+        loading the blob); None when HEAD has no such file (or no commit yet)."""
         import pygit2
 
         if self.tree is None:
@@ -46,4 +47,4 @@ class GitFile:
             raise BlameUnavailable("a symbolic link")
         if entry.type_str != "blob":
             raise BlameUnavailable(f"not a file in git ({entry.type_str})")
-        return self.git[entry.id]
+        return entry

@@ -2,11 +2,11 @@
 
 A file's blame is cached by (repo, path, HEAD's blob id of it): when HEAD moves,
 only files whose blob changed are blamed again (``_scan_heads`` queues them; a
-query that finds a stale entry blames that file at once). Blame costs ~0.4 s for
-a file with 200 commits of history, so it runs on this module's own thread,
-never the indexing worker; a query computes only the file it is about, and
-impact's affected files come from the cache (the rest are queued first and
-counted as ``pending``). The working tree is laid over HEAD's blame at query
+query that finds a stale entry blames that file at once). Blame costs tens to
+hundreds of ms a file, growing with its history (bench/owners.py), so it runs on
+this module's own thread, never the indexing worker; a query blames only the file
+it is about, and impact's affected files come from the cache (0.5 s of blame at
+most, the rest queued first and counted as ``pending``). The working tree is laid over HEAD's blame at query
 time (cheap: a stat, and a diff when the file changed), so uncommitted edits are
 always current.
 
@@ -160,14 +160,14 @@ class Owners:
             if rec.status != "indexed":
                 continue
             try:
-                blob = ctx.head_blob(rel)
+                entry = ctx.head_entry(rel)
             except BlameUnavailable:
                 continue
             cached = self.cache.get((repo, rel))
-            if blob is None:
+            if entry is None:
                 with self.lock:
                     self.cache.pop((repo, rel), None)
-            elif cached is None or cached.blob != str(blob.id):
+            elif cached is None or cached.blob != str(entry.id):
                 out.append(rel)
         return out
 
@@ -175,18 +175,25 @@ class Owners:
     def _committed(self, ctx: GitFile, repo: str, rel: str, compute: bool) -> FileBlame | None:
         """HEAD's blame of the file, cached by its blob; None when not cached and not
         ``compute`` (queued first instead). Raises BlameUnavailable with the reason."""
-        blob = ctx.head_blob(rel)
-        if blob is None:
+        entry = ctx.head_entry(rel)
+        if entry is None:
             return NOT_IN_HEAD
-        if blob.is_binary:
-            raise BlameUnavailable("binary file")
         cached = self.cache.get((repo, rel))
-        if cached is not None and cached.blob == str(blob.id):
-            return cached
-        if not compute:
-            self._enqueue([(repo, rel)], first=True)
-            return None
-        fb = blame_committed(ctx.git, ctx.git_path(rel), blob, ctx.head, self._bound(ctx, repo))
+        if cached is None or cached.blob != str(entry.id):
+            if not compute:
+                self._enqueue([(repo, rel)], first=True)
+                return None
+            cached = self._blame(ctx, repo, rel, ctx.git[entry.id])
+        if cached.binary:
+            raise BlameUnavailable("binary file")
+        return cached
+
+    def _blame(self, ctx: GitFile, repo: str, rel: str, blob) -> FileBlame:
+        if blob.is_binary:
+            fb = FileBlame(str(blob.id), (), None, False, binary=True)
+        else:
+            fb = blame_committed(ctx.git, ctx.git_path(rel), blob, ctx.head,
+                                 self._bound(ctx, repo))
         with self.lock:
             self.cache[(repo, rel)] = fb
             self.blamed += 1
