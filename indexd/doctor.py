@@ -17,6 +17,7 @@ import json
 import os
 import shutil
 import stat
+import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -195,11 +196,16 @@ def check_store(ctx: _Ctx) -> Check:
 
     store = Store(path, retention_s=ctx.settings.version_retention_s)
     stored = store.get_meta("schema_version")
-    versions = {}
-    fragments = {}
+    versions, stale, fragments = {}, {}, {}
+    # Versions younger than the retention window are kept on purpose (live
+    # readers); only older ones are what compaction failed to remove. A first
+    # index writes hundreds of young ones and is healthy.
+    cutoff = time.time() - ctx.settings.version_retention_s
     for name in ("files", "entries", "links"):
         table = getattr(store, name)
-        versions[name] = len(table.list_versions())
+        listed = table.list_versions()
+        versions[name] = len(listed)
+        stale[name] = sum(1 for v in listed if v["timestamp"].timestamp() < cutoff)
         try:
             fragments[name] = int(table.stats().fragment_stats.num_fragments)
         except Exception:  # noqa: BLE001 - older lancedb without stats()
@@ -211,9 +217,10 @@ def check_store(ctx: _Ctx) -> Check:
     if stored is not None and int(stored) != S.SCHEMA_VERSION:
         return Check("store", FAIL, detail + f"; this indexd expects schema v{S.SCHEMA_VERSION}",
                      "rebuild the index: indexd reset && indexd index")
-    worst = max(versions.values(), default=0)
+    worst = max(stale.values(), default=0)
     if worst > MAX_VERSIONS:
-        return Check("store", WARN, detail + f"; more than {MAX_VERSIONS} versions kept "
+        return Check("store", WARN, detail + f"; more than {MAX_VERSIONS} versions older than "
+                                             f"{ctx.settings.version_retention_s} s kept "
                                              "(slower reads, more disk)",
                      "indexd compacts the store when it shuts down: restart it "
                      "(indexctl shutdown && indexd run), or run: indexctl reindex")
