@@ -38,6 +38,7 @@ bench: install
 	$(PY) bench/impact_latency.py
 	$(PY) bench/search_quality.py
 	$(PY) bench/freshness.py
+	$(PY) bench/secrets_corpus.py
 	$(PY) bench/embed_runtime.py
 	$(PY) bench/daemon_memory.py
 	$(PY) bench/load.py
