@@ -11,7 +11,7 @@ def call_local(settings, method: str, params: dict) -> dict:
     store = None
     if method in ("search", "symbols", "status", "purge", "impact", "deps", "refs", "changes",
                   "graph.export", "annotate", "annotations", "skipped", "tests.ingest",
-                  "tests.affected", "owners", "summary"):
+                  "tests.affected", "owners", "summary", "context"):
         store = _open_store(settings)
     methods = Methods(lambda: _reload(settings, method), store)
     return methods.call_sync(method, {k: v for k, v in params.items() if k != "sync"})

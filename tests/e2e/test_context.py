@@ -250,3 +250,17 @@ def test_rest_context_endpoint(served):
     op = doc["paths"]["/api/v1/context"]["post"]
     schema = op["requestBody"]["content"]["application/json"]["schema"]
     assert schema["required"] == ["query"] and schema["properties"]["budget"]["minimum"] == 64
+
+
+def test_cli_context_without_a_daemon(git_repo):
+    """The CLI's fallback: keyword search over the store, a graph built for the answer."""
+    make_repo(git_repo)
+    from testlib import settings_with_realm
+
+    settings_with_realm("work", git_repo.path)
+    run_cli("index", "--no-embed", tool="indexd", check=True)
+    out = run_cli("context", "backoff_delay", "--budget", "400", "--json", check=True)
+    pack = json.loads(out.stdout)
+    assert pack["daemon"] is None and pack["mode"] == "keyword" and pack["tokens"] <= 400
+    assert keys(pack)[0] == ("app/retry.py", "backoff_delay")
+    assert ("app/client.py", "fetch") in keys(pack)
