@@ -117,3 +117,15 @@ def test_uncommitted_edits_and_the_cli_json(git_repo, daemon):
     assert missing.returncode == 4
     assert "'nothing' is not defined" in json.loads(missing.stdout)["error"]["message"]
     assert BOB.email in {o["email"] for o in render["owners"]}
+
+
+def test_owners_without_a_daemon_read_the_store_and_blame_on_demand(git_repo):
+    two_authors(git_repo)
+    settings_with_realm("work", git_repo.path)
+    run_cli("index", "--json", tool="indexd", check=True)
+    out = run_cli("owners", f"{git_repo.path}/text.py::render", "--json")
+    assert out.returncode == 0, out.stderr
+    res = json.loads(out.stdout)
+    assert res["daemon"] is None and people(res) == {"Bob Baker": 3}
+    outline = json.loads(run_cli("symbols", git_repo.path / "text.py", "--json").stdout)
+    assert people(outline["owners"]) == {"Alice Able": 5, "Bob Baker": 3}
