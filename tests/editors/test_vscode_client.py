@@ -19,7 +19,7 @@ import subprocess
 import tempfile
 
 import pytest
-from testlib import REPO_ROOT, settings_with_realm
+from testlib import REPO_ROOT, settings_with_realm, wait_until
 
 NODE = os.environ.get("INDEXD_TEST_NODE") or shutil.which("node")
 EXT = REPO_ROOT / "editors" / "vscode"
@@ -78,20 +78,41 @@ def socket_cases(tmp_path) -> list[dict]:
     return cases
 
 
-def run_node_tests(files: list[str], env: dict, timeout: float = 300) -> str:
-    """`node --test` the files; the TAP output. A hung run is killed, never left behind."""
-    cmd = [NODE, "--test", "--test-reporter=tap", *files]
-    proc = subprocess.Popen(cmd, cwd=EXT, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        out, _ = proc.communicate(timeout=timeout)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)     # node and the test file's own process
-            proc.communicate()
-    text = out.decode(errors="replace")
-    assert proc.returncode == 0, text
-    return text
+class NodeRun:
+    """`node --test` on some test files, in its own process group."""
+
+    def __init__(self, files: list[str], env: dict):
+        self.proc = subprocess.Popen([NODE, "--test", "--test-reporter=tap", *files], cwd=EXT,
+                                     env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                     start_new_session=True)
+
+    def finish(self, timeout: float = 300) -> str:
+        """The TAP output of a run that passed. A hung run is killed, never left behind."""
+        try:
+            out, _ = self.proc.communicate(timeout=timeout)
+        finally:
+            self.kill()
+        text = out.decode(errors="replace")
+        assert self.proc.returncode == 0, text
+        return text
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)    # node and each test file's process
+            self.proc.communicate()
+
+
+@pytest.fixture
+def node_run():
+    started = []
+
+    def start(files: list[str], env: dict) -> NodeRun:
+        started.append(NodeRun(files, env))
+        return started[-1]
+
+    yield start
+    for run in started:                                 # a failed wait: still killed
+        run.kill()
 
 
 def tap_counts(text: str) -> dict:
@@ -103,7 +124,8 @@ def tap_counts(text: str) -> dict:
     return counts
 
 
-def test_node_client_against_the_real_daemon(retry_repo, tmp_path, stale_socket, indexd_home):
+def test_node_client_against_the_real_daemon(retry_repo, tmp_path, stale_socket, indexd_home,
+                                             node_run):
     root, d = retry_repo
     out = tmp_path / "seen"
     out.mkdir()
@@ -111,7 +133,7 @@ def test_node_client_against_the_real_daemon(retry_repo, tmp_path, stale_socket,
                         "IX_TEST_OUT": str(out), "IX_TEST_STALE_SOCKET": stale_socket,
                         "IX_TEST_SOCKETS": json.dumps(socket_cases(tmp_path))}
     try:
-        text = run_node_tests(["test/client.test.js"], env)
+        text = node_run(["test/client.test.js"], env).finish()
     finally:
         d.proc.send_signal(signal.SIGCONT)          # the freeze test thaws it; never leave it stopped
     counts = tap_counts(text)
@@ -138,13 +160,37 @@ def test_node_client_against_the_real_daemon(retry_repo, tmp_path, stale_socket,
     assert seen["down"][0].startswith(NOT_RUNNING + " (no daemon at /tmp/")
 
 
-def test_without_a_daemon_the_daemon_tests_skip_and_say_why(tmp_path):
+def test_without_a_daemon_the_daemon_tests_skip_and_say_why(tmp_path, node_run):
     env = {k: v for k, v in os.environ.items() if not k.startswith("IX_TEST_")}
     env["INDEXD_HOME"] = str(tmp_path)
-    text = run_node_tests(["test/client.test.js"], env, timeout=120)
+    text = node_run(["test/client.test.js", "test/reconnect.test.js"], env).finish(timeout=120)
     counts = tap_counts(text)
-    assert (counts["pass"], counts["skipped"], counts["fail"]) == (2, 5, 0), text
+    assert (counts["pass"], counts["skipped"], counts["fail"]) == (2, 6, 0), text
     assert "# SKIP needs the daemon: run tests/editors/test_vscode_client.py" in text
+    assert "# SKIP needs a daemon that pytest restarts" in text
+
+
+def test_status_watcher_follows_a_daemon_restart(retry_repo, daemon, tmp_path, indexd_home,
+                                                node_run):
+    _, d = retry_repo
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    run = node_run(["test/reconnect.test.js"],
+                   os.environ | {"INDEXD_HOME": str(indexd_home), "IX_TEST_RECONNECT": str(marks)})
+
+    def marked(name: str) -> bool:
+        if run.proc.poll() is not None and not (marks / name).exists():
+            raise AssertionError(f"node exited before {name!r}: {run.finish(0)}")
+        return (marks / name).exists()
+
+    wait_until(lambda: marked("up"), timeout=90, what="the watcher to hear the daemon")
+    d.stop()
+    wait_until(lambda: marked("down"), timeout=90, what="the watcher to see the daemon gone")
+    daemon()
+    counts = tap_counts(run.finish())
+    assert (counts["pass"], counts["fail"], counts["skipped"]) == (1, 0, 0)
+    assert (marks / "down").read_text().startswith(("indexd closed the connection", NOT_RUNNING))
+    assert (marks / "back").read_text().startswith("indexd ")
 
 
 def test_committed_build_matches_the_sources(tmp_path):
