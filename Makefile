@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: install run test bench clean web
+.PHONY: install run test bench clean web vscode
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -53,6 +53,13 @@ web:
 	printf 'cytoscape %s (npm registry, dist/cytoscape.min.js; MIT, see cytoscape.LICENSE.txt)\nRefresh: make web\n' \
 	  "$$(node -p "require('./web/node_modules/cytoscape/package.json').version")" \
 	  > indexd/web/static/vendor/VERSIONS.txt
+
+# The VS Code extension as a .vsix (editors/vscode/README.md; not committed): its npm packages
+# at the versions editors/vscode/package-lock.json pins, the build (out/, committed), a type
+# check, then `vsce package`, which needs no network once installed.
+vscode:
+	cd editors/vscode && npm ci --ignore-scripts --no-audit --no-fund
+	cd editors/vscode && npm run build && npm run typecheck && npm run package
 
 clean:
 	rm -rf $(VENV) .pytest_cache
