@@ -5,7 +5,10 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: install run test bench clean web vscode
+# `make install-user` puts indexd and indexctl on PATH: links in $(BINDIR) to this venv.
+BINDIR ?= $(HOME)/.local/bin
+
+.PHONY: install install-user run test bench clean web vscode
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -16,12 +19,19 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+install-user: install
+	mkdir -p $(BINDIR)
+	ln -sf $(CURDIR)/$(VENV)/bin/indexd $(CURDIR)/$(VENV)/bin/indexctl $(BINDIR)/
+	@echo "indexd: linked indexd and indexctl into $(BINDIR)"
+	@case ":$$PATH:" in *":$(BINDIR):"*) ;; *) echo "  $(BINDIR) is not on PATH: add it to your shell's profile";; esac
+
 run: install
 	$(VENV)/bin/indexctl realm add demo $(CURDIR)
 	@echo "indexd: starting the daemon on realm 'demo' ($(CURDIR)); Ctrl-C stops it."
+	@echo "indexctl lives at $(CURDIR)/$(VENV)/bin/indexctl ('make install-user' puts it on PATH)."
 	@echo "In another terminal try:"
-	@echo "  $(VENV)/bin/indexctl search 'parse tree-sitter symbols' --realm demo"
-	@echo "  $(VENV)/bin/indexctl status"
+	@echo "  $(CURDIR)/$(VENV)/bin/indexctl search 'parse tree-sitter symbols' --realm demo"
+	@echo "  $(CURDIR)/$(VENV)/bin/indexctl status"
 	$(VENV)/bin/indexd run
 
 test: install
