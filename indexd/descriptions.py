@@ -1,7 +1,7 @@
 """File summaries and relationship descriptions in answers (impact, related, summary).
 
 Owns the cache key of a relationship's model sentence (``relation_key``: the
-model and the content hashes of both files, so it is never recomputed while
+model and both files' paths and content hashes, so it is never recomputed while
 both ends are unchanged), the store lookups of files' summaries and hashes
 (``file_infos``), and ``Describer``, which adds them to graph answers: impact
 items for files get ``summary``, every ``via`` edge between two files gets
@@ -29,8 +29,11 @@ CHUNK = 400        # keys per IN (...) query
 DESCRIBED_ITEMS = 50
 
 
-def relation_key(model: str, src_hash: str, dst_hash: str) -> str:
-    return content_hash(f"relation\x1f{model}\x1f{src_hash}\x1f{dst_hash}")
+def relation_key(model: str, src: tuple[str, str], dst: tuple[str, str]) -> str:
+    """``src``/``dst``: (path, content hash). The paths too: the sentence names the
+    files, and two files with the same text (copies, empty ``__init__.py``) must not
+    share one naming the other."""
+    return content_hash(f"relation\x1f{model}\x1f{src[0]}\x1f{src[1]}\x1f{dst[0]}\x1f{dst[1]}")
 
 
 def model_key(settings) -> str:
@@ -79,7 +82,7 @@ class Describer:
         for src, dst in evidence:
             a, b = infos.get(src, {}).get("hash"), infos.get(dst, {}).get("hash")
             if a and b:
-                keys[relation_key(model, a, b)] = (src, dst)
+                keys[relation_key(model, (src[2], a), (dst[2], b))] = (src, dst)
         try:
             cached = self.store.summary_cache_get(list(keys))
         except Exception as exc:  # noqa: BLE001 - the evidence still answers

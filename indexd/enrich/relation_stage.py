@@ -2,7 +2,7 @@
 
 For each file, its ``TOP_PAIRS`` strongest outgoing pairs (graph/describe.py)
 get a sentence from the summarizer, cached in the summary cache under
-``relation_key(model, src hash, dst hash)``: never asked again while both
+``relation_key(model, both files' paths and content hashes)``: never asked again while both
 files are unchanged, across restarts and edits of other files. The graph
 tells the stage which files an update touched (``Relations.listeners``);
 a touched file and every file with edges into it are looked at again, since
@@ -24,11 +24,12 @@ from ..graph.describe import TOP_PAIRS, evidence_sentence, strongest
 log = logging.getLogger(__name__)
 
 RETRY_S = 60.0   # files whose pairs fell back are looked at again this much later
+ASK_PER_STEP = 8  # model requests per step: the embed stage (new edits) waits no longer
 
 
 class RelationStage:
     def __init__(self, store, summarizer, model_key: str, relations, top: int = TOP_PAIRS,
-                 batch: int = 8, clock=time.monotonic):
+                 batch: int = 32, clock=time.monotonic):
         self.store, self.summarizer, self.model_key = store, summarizer, model_key
         self.relations, self.top, self.batch = relations, top, batch
         self.described = 0    # pairs the model described
@@ -67,9 +68,10 @@ class RelationStage:
             work = [(key, other, evidence_sentence(key[2], other[2], edges))
                     for key in batch if key in graph.facts
                     for other, edges, _s in strongest(graph, key, "out", self.top)]
-        if work:
-            self._describe(work)
-        self.looked += len(batch)
+        unfinished = self._describe(work) if work else set()
+        if unfinished:   # their turn again first, in the next step
+            self._todo = dict.fromkeys([*sorted(unfinished), *self._todo])
+        self.looked += len(batch) - len(unfinished)
         return len(batch)
 
     def _next(self, graph) -> list[tuple]:
@@ -94,19 +96,24 @@ class RelationStage:
             batch.append(key)
         return batch
 
-    def _describe(self, work: list[tuple]) -> None:
+    def _describe(self, work: list[tuple]) -> set[tuple]:
+        """Ask for the pairs not cached, at most ASK_PER_STEP; the files left unasked."""
         infos = file_infos(self.store, {k for src, dst, _ in work for k in (src, dst)})
         keyed = {}
         for src, dst, evidence in work:
             a, b = infos.get(src, {}).get("hash"), infos.get(dst, {}).get("hash")
             if a and b:   # a file being reindexed has no row yet: its turn comes
-                keyed[relation_key(self.model_key, a, b)] = (src, dst, evidence)
+                keyed[relation_key(self.model_key, (src[2], a), (dst[2], b))] = (src, dst, evidence)
         cached = self.store.summary_cache_get(list(keyed))
         self.reused += len(cached)
-        fresh = {}
+        fresh, asked, unfinished = {}, 0, set()
         for key, (src, dst, evidence) in keyed.items():
             if key in cached:
                 continue
+            if asked >= ASK_PER_STEP:
+                unfinished.add(src)
+                continue
+            asked += 1
             text, source = self.summarizer.describe_relation({
                 "src": src[2], "dst": dst[2], "evidence": evidence,
                 "src_summary": infos[src]["summary"], "dst_summary": infos[dst]["summary"]})
@@ -121,6 +128,7 @@ class RelationStage:
         self.described += len(fresh)
         if fresh:
             log.info("relations described pairs=%d reused=%d", len(fresh), len(cached))
+        return unfinished
 
     def status(self) -> dict:
         return {"described": self.described, "reused": self.reused,

@@ -70,3 +70,37 @@ def test_pairs_that_fell_back_are_asked_again_after_the_retry_delay(git_repo, ma
     relations.build()
     drain(stage)
     assert chats(fake_ollama) == 1 and stage.status()["reused"] >= 1
+
+
+def test_a_step_asks_the_model_a_bounded_number_of_times(git_repo, make_store, fake_ollama):
+    """Two files with the same text using five modules each: ten pairs (a sentence names
+    its files, so copies do not share one), asked over two steps (ASK_PER_STEP), so new
+    edits' embeddings never wait behind a whole batch of model calls."""
+    from indexd.enrich.relation_stage import ASK_PER_STEP
+
+    for n in range(5):
+        git_repo.write(f"mod{n}.py", f"def f{n}():\n    pass\n")
+    uses = "".join(f"from mod{n} import f{n}\n" for n in range(5))
+    calls = "".join(f"    f{n}()\n" for n in range(5))
+    for hub in ("hub_a.py", "hub_b.py"):
+        git_repo.write(hub, uses + "\n\ndef run():\n" + calls)
+    git_repo.commit()
+    settings = replace(settings_with_realm("work", git_repo.path), summarize="llm",
+                       ollama_model=MODEL)
+    store = make_store(settings)
+    Indexer(settings, store).index()
+    relations = Relations(store, lambda: settings)
+    relations.build()
+    summarizer = OllamaSummarizer(fake_ollama.url, MODEL, max_per_minute=60_000)
+    stage = RelationStage(store, summarizer, MODEL, relations)
+    fake_ollama.reply = lambda messages: " ".join(   # "From: a.py (summary)" -> "a.py"
+        ln.split(": ", 1)[1].split(" ")[0] for ln in messages[-1]["content"].splitlines()[:2]) + "."
+
+    assert stage.step() > 0
+    assert chats(fake_ollama) == ASK_PER_STEP == 8
+    drain(stage)
+    assert chats(fake_ollama) == 10 and stage.status()["described"] == 10
+    assert stage.status()["queued"] == 0
+    for hub in ("hub_a.py", "hub_b.py"):
+        said = {u["describe"] for u in relations.summary(str(git_repo.path / hub))["uses"]}
+        assert said == {f"{hub} mod{n}.py." for n in range(5)}
