@@ -11,6 +11,8 @@ branch switches. Docstring summaries are cheap and not cached.
 from __future__ import annotations
 
 from ..model import content_hash
+from ..parse.languages import is_code
+from .file_summary import outline_summary
 
 
 class SummaryStage:
@@ -61,12 +63,19 @@ class SummaryStage:
                 self.reused += 1
             else:
                 where = "file_key = '" + row["file_key"].replace("'", "''") + "' AND kind != 'file'"
-                symbols = [(r["qualname"], r["summary"]) for r in self.store.entries_where(
-                    where, ["qualname", "summary", "start_line"]) if r["summary"]]
+                rows_in = self.store.entries_where(
+                    where, ["qualname", "summary", "start_line", "kind", "name", "doc", "parent"])
+                symbols = [(r["qualname"], r["summary"]) for r in rows_in if r["summary"]]
                 summary, source = self.summarizer.summarize_file(row["path"], symbols)
                 self.summarized += 1
                 if source == "llm":
                     new_llm[key] = (summary, source)
+                elif is_code(row.get("lang") or ""):
+                    # the model failed: the docstring-and-outline summary the file had
+                    # (its stored head holds the module docstring), not a list of names
+                    rows_in.sort(key=lambda r: r["start_line"] or 0)
+                    summary = outline_summary(row["path"], rows_in, row.get("body") or "",
+                                              row.get("lang") or "") or summary
             updates[row["id"]] = {"summary": summary, "summary_source": _stored(source)}
         self.store.summary_cache_put(new_llm)
         return self.store.update_entries(updates, guard="summary_source IN ('', 'docstring')",

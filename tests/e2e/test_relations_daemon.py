@@ -169,6 +169,11 @@ def test_dead_ollama_says_why_and_falls_back_to_the_evidence(git_repo, daemon):
         settled(d, files=2)
         got = uses(d, str(git_repo.path / "app.py"))[0]
         assert got["describe_source"] == "evidence" and got["describe"] == got["evidence"]
+        # the file summary (tried before the relations: settled) falls back to its docstring
+        # and outline, not to a list of names
+        mine = d.call("summary", path=str(git_repo.path / "app.py"))
+        assert mine["summary_source"] == "docstring"
+        assert mine["summary"].startswith("The web app: builds it from its blueprints. Defines ")
         assert rel_status(d)["fallbacks"] >= 1
         assert d.call("impact", target=str(git_repo.path / "blueprints.py"))["affected"]
         assert d.proc.poll() is None
