@@ -116,7 +116,7 @@ def _ranked(node: Node, score: float, is_seed: bool, ins, outs) -> Ranked:
 def pagerank(seeds: dict[Node, float], edges: dict[tuple, float]) -> dict[Node, float]:
     """Personalised PageRank over undirected weighted ``edges`` ((a, b) -> w),
     restarting at the seeds in proportion to their weights; a node without
-    edges hands its rank back to the seeds (so an isolated seed keeps its share)."""
+    edges hands its rank back to the seeds, so none leaks out and the ranks sum to 1."""
     import numpy as np
 
     ids: dict[Node, int] = {n: i for i, n in enumerate(seeds)}
