@@ -76,6 +76,9 @@ class Settings:
     # Word-pieces a text is cut to: min(model's limit, this); part of the model
     # id. 512 = the model's own limit (256 for MiniLM); measured in docs/decisions.md.
     embed_max_tokens: int = 512
+    # Model threads: 0 = auto, all cores (<= 4) when the machine is idle as the
+    # model loads, else half of them (enrich/embedder.py, docs/decisions.md).
+    embed_threads: int = 0
     summarize: str = "docstring"                     # off | docstring | llm
     ollama_url: str = "http://127.0.0.1:11434"
     ollama_model: str = ""
@@ -110,7 +113,7 @@ CHOICES = {"summarize": ("off", "docstring", "llm"),
            "embed_recipe": ("default", "name_doc", "body")}
 EMBED_MODEL_FORMS = ("default", "off", "hash", "ollama:MODEL", "/path/to/model-dir")
 # Integer settings with bounds: outside them is a mistake, not a value to clamp.
-INT_RANGES = {"embed_max_tokens": (32, 512)}
+INT_RANGES = {"embed_max_tokens": (32, 512), "embed_threads": (0, 64)}
 
 
 def default_paths(env: dict) -> Paths:

@@ -50,7 +50,9 @@ def embed_missing(store, settings, on_progress: Callable[[dict], None] | None = 
     not raised: the keyword index just written stays valid and searchable."""
     report, started = EmbedReport(), time.monotonic()
     try:
-        embedder = load_embedder(settings, threads=threads or oneshot_threads())
+        # An explicit embed_threads wins; else every core: nothing else runs.
+        threads = threads or getattr(settings, "embed_threads", 0) or oneshot_threads()
+        embedder = load_embedder(settings, threads=threads)
         store.switch_model(embedder.model_id, embedder.dim)
     except Exception as exc:  # noqa: BLE001 - keyword search works without a model
         report.error = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"

@@ -49,6 +49,28 @@ def default_threads() -> int:
     return max(1, min(4, (os.cpu_count() or 2) // 2))
 
 
+def auto_threads(load: float | None = None, cores: int | None = None) -> int:
+    """``embed_threads = 0``: every core (<= 4) when the machine is idle as the
+    model loads, else ``default_threads``. Idle = the 1-minute load average
+    leaves more than half a core free; the runtime does not spin (onnx_embedder),
+    so a second thread that finds its core busy costs little. Measured on the
+    2-core machine, one run, settings interleaved: docs/benchmarks.md, "Embed drain"."""
+    cores = cores or os.cpu_count() or 2
+    if load is None:
+        try:
+            load = os.getloadavg()[0]
+        except OSError:          # no load average (some containers): the old default
+            return default_threads()
+    if load < cores - 0.5:
+        return max(1, min(4, cores))
+    return default_threads()
+
+
+def settings_threads(settings) -> int:
+    """The runtime's threads for these settings: ``embed_threads``, 0 = auto."""
+    return int(getattr(settings, "embed_threads", 0) or 0) or auto_threads()
+
+
 @runtime_checkable
 class Embedder(Protocol):
     """What the pipeline needs from any embedder."""
@@ -141,7 +163,8 @@ class LocalModelEmbedder:
             self.calls += 1
             self.texts_encoded += len(texts)
         # Batches of similar lengths: each is padded to its longest text.
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        lengths = self._lengths(texts)
+        order = sorted(range(len(texts)), key=lambda i: lengths[i])
         out: list[list[float]] = [[]] * len(texts)
         for start in range(0, len(order), self.batch_size):
             part = order[start:start + self.batch_size]
@@ -185,6 +208,10 @@ class LocalModelEmbedder:
                 self._turn.notify_all()
         return arr.astype("float32", copy=False).tolist()
 
+    def _lengths(self, texts: list[str]) -> list[int]:
+        """What a batch is padded by; characters unless the runtime knows better."""
+        return [len(t) for t in texts]
+
     def _run(self, batch: list[str]):
         raise NotImplementedError
 
@@ -207,7 +234,8 @@ class SentenceTransformerEmbedder(LocalModelEmbedder):
         if not directory.is_dir():
             raise ModelUnavailable(f"embedding model directory {directory} not found")
         self.path = directory
-        self._model = _load_sentence_transformer(directory, device, threads)
+        self.threads = max(1, threads or default_threads())
+        self._model = _load_sentence_transformer(directory, device, self.threads)
         self.dim = int(self._model.get_embedding_dimension())
         limit = int(self._model.max_seq_length or 512)
         self.max_tokens = min(limit, max_tokens or limit)
@@ -385,8 +413,8 @@ def default_model_path() -> Path:
 def load_embedder(settings, threads: int | None = None) -> Embedder:
     """``settings.embed_model``: default | hash | ollama:<model> | a local directory.
 
-    ``threads``: the runtime's threads (default: half the cores, see
-    ``default_threads``); a one-shot index with nothing else to do takes all."""
+    ``threads``: the runtime's threads (default: ``embed_threads``, see
+    ``settings_threads``); a one-shot index with nothing else to do takes all."""
     spec = (settings.embed_model or "default").strip()
     if spec == "hash":
         return HashEmbedder()
@@ -410,6 +438,7 @@ def load_embedder(settings, threads: int | None = None) -> Embedder:
                                {"embed_runtime": runtime})
     weights = weights_hash(path)
     max_tokens = getattr(settings, "embed_max_tokens", None)
+    threads = threads or settings_threads(settings)
     if runtime in ("auto", "onnx"):
         from .onnx_embedder import OnnxEmbedder, onnx_model
 

@@ -16,6 +16,7 @@ import logging
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 from ..errors import ModelUnavailable
@@ -77,8 +78,13 @@ class OnnxEmbedder(LocalModelEmbedder):
             layout = json.loads(onnx_path.with_suffix(".json").read_text())
             limit = int(layout["max_seq_length"])
             self.max_tokens = min(limit, max_tokens or limit)
-            self._session = _session(onnx_path, threads or default_threads())
+            self.threads = threads or default_threads()
+            self._session = _session(onnx_path, self.threads)
             self._tokenizer = _tokenizer(self.path, self.max_tokens)
+            # A second instance, unpadded, for the lengths only: a fast tokenizer
+            # must not be shared between threads, and queries use the first one.
+            self._counter = _tokenizer(self.path, self.max_tokens, pad=False)
+            self._counter_lock = threading.Lock()
         except Exception as exc:  # noqa: BLE001 - any loader failure means "no model"
             raise ModelUnavailable(f"ONNX model {onnx_path} could not be loaded: "
                                    f"{type(exc).__name__}: {exc}") from exc
@@ -86,6 +92,14 @@ class OnnxEmbedder(LocalModelEmbedder):
         self._run_options = _run_options()
         self.dim = int(self._session.get_outputs()[0].shape[-1] or layout["dim"])
         self.model_id = model_id(name or self.path.name, weights, self.dim, self.max_tokens, limit)
+
+    def _lengths(self, texts: list[str]) -> list[int]:
+        # Word-pieces after the cut, as the model sees them. Sorting by
+        # characters left 25% padding work in the daemon's 64-text steps of
+        # stdlib texts, by word-pieces 15% (docs/benchmarks.md, "Embed drain");
+        # tokenizing twice costs ~1% of a batch.
+        with self._counter_lock:
+            return [len(e.ids) for e in self._counter.encode_batch(texts)]
 
     def _run(self, batch: list[str]):
         import numpy as np
@@ -126,11 +140,14 @@ def _run_options():
     return options
 
 
-def _tokenizer(directory: Path, max_len: int):
+def _tokenizer(directory: Path, max_len: int, pad: bool = True):
     from tokenizers import Tokenizer
 
     tok = Tokenizer.from_file(str(directory / "tokenizer.json"))
     tok.enable_truncation(max_length=max_len)
+    if not pad:
+        tok.no_padding()
+        return tok
     pad = tok.padding or {}
     pad_token = pad.get("pad_token") or _pad_token(directory)
     pad_id = tok.token_to_id(pad_token)

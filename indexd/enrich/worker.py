@@ -156,6 +156,7 @@ class Enricher:
         return {"enabled": self.embed_enabled, "ready": v is not None,
                 "model": self.embedder.model_id if self.embedder else self._settings().embed_model,
                 "runtime": getattr(self.embedder, "runtime", "") if self.embedder else "",
+                "threads": getattr(self.embedder, "threads", None),
                 "error": self.embed_error or self.error,
                 "embedded": v.embedded if v else 0, "reused": v.reused if v else 0,
                 "summaries": {"mode": self._settings().summarize,
