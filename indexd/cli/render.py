@@ -106,6 +106,9 @@ def status(result: dict) -> None:
         print("daemon: not running (start it with: indexd run); figures read from the store")
     if result.get("config_error"):
         print(_c("31", f"config: {result['config_error']}"))
+    llm_error = ((result.get("embedding") or {}).get("summaries") or {}).get("error")
+    if llm_error:
+        print(_c("33", f"summaries: {llm_error}"))
     for realm in result.get("realms", []):
         print(_c("1", f"realm {realm['name']}"))
         for repo in realm["repos"]:

@@ -166,6 +166,8 @@ def test_dead_ollama_says_why_and_falls_back_to_the_evidence(git_repo, daemon):
         error = wait_until(lambda: d.call("status")["embedding"]["summaries"]["error"],
                            timeout=90, what="a status message about Ollama")
         assert url in error and "docstring" in error
+        shown = run_cli("status", env=d.env, check=True).stdout
+        assert f"summaries: Ollama at {url}" in shown
         settled(d, files=2)
         got = uses(d, str(git_repo.path / "app.py"))[0]
         assert got["describe_source"] == "evidence" and got["describe"] == got["evidence"]
