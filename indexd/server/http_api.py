@@ -42,6 +42,7 @@ import stat
 from pathlib import Path
 
 from ..audit import Origin
+from . import params
 from ..web import assets as web_assets
 from ..web import auth as web_auth
 from ..web import events as web_events
@@ -698,141 +699,13 @@ def unpublish_endpoint(runtime_dir: Path) -> None:
 _STR = {"type": "string"}
 _STRS = {"type": "array", "items": {"type": "string"}}
 _OBJ = {"type": "object", "additionalProperties": True}
-try:
-    from ..graph.model import EDGE_KINDS
-except ImportError:  # pragma: no cover - the graph package is part of indexd
-    EDGE_KINDS = ()
-_KINDS = {"oneOf": [{"type": "string", "description": "comma-separated edge kinds"},
-                    {"type": "array", "items": {"type": "string", "enum": list(EDGE_KINDS)}
-                     if EDGE_KINDS else _STR}]}
 
-# Named params of each method (the rpc/{method} bodies).
-_LIMIT = {"type": "integer", "minimum": 1, "maximum": 10000, "default": 200,
-          "description": "items per list; each list has <list>_total and <list>_truncated"}
-
-RPC_PARAMS: dict[str, dict] = {
-    "initialize": {"type": "object", "properties": {}, "additionalProperties": True},
-    "search": {"type": "object", "required": ["query"], "additionalProperties": False,
-               "properties": {
-                   "query": {"type": "string", "minLength": 1},
-                   "realm": _STR, "repo": _STR,
-                   "kind": {"type": "string", "description": "comma-separated kinds"},
-                   "lang": {"type": "string", "description": "comma-separated languages"},
-                   "path": {"type": "string", "description": "glob over repo-relative paths"},
-                   "limit": {"type": "integer", "minimum": 1, "maximum": 500},
-                   "mode": {"type": "string", "enum": ["keyword", "semantic", "hybrid"]},
-                   "context": {"type": "integer", "minimum": 0, "maximum": 50},
-                   "sync": {"type": "boolean"},
-                   "timeout": {"type": "number", "minimum": 0, "maximum": 30}}},
-    "symbols": {"type": "object", "required": ["path"], "properties": {
-        "path": {"type": "string", "minLength": 1,
-                 "description": "absolute path, or repo-relative with realm and repo"},
-        "realm": _STR, "repo": _STR}},
-    "status": {"type": "object", "properties": {
-        "sync": {"type": "boolean", "description": "wait for pending edits first"},
-        "timeout": {"type": "number", "minimum": 0, "maximum": 30}}},
-    "impact": {"type": "object", "required": ["target"], "properties": {
-        "target": {"type": "string", "minLength": 1, "description": "path or path::Qualified.name"},
-        "depth": {"type": "integer", "minimum": 1, "maximum": 10, "default": 3},
-        "kinds": _KINDS, "limit": _LIMIT}},
-    "deps": {"type": "object", "required": ["target"], "properties": {
-        "target": {"type": "string", "minLength": 1},
-        "depth": {"type": "integer", "minimum": 1, "maximum": 10, "default": 1},
-        "kinds": _KINDS, "limit": _LIMIT}},
-    "owners": {"type": "object", "required": ["target"], "properties": {
-        "target": {"type": "string", "minLength": 1, "description": "path or path::Qualified.name"},
-        "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 10,
-                  "description": "owners listed; owners_total says how many own lines"}}},
-    "refs": {"type": "object", "required": ["target"], "properties": {
-        "target": {"type": "string", "minLength": 1}, "limit": _LIMIT}},
-    "summary": {"type": "object", "required": ["path"], "properties": {
-        "path": {"type": "string", "minLength": 1,
-                 "description": "a file: absolute, repo-relative (unique) or repo_name/path"},
-        "top": {"type": "integer", "minimum": 1, "maximum": 50, "default": 5,
-                "description": "relationships listed each way"}}},
-    "changes": {"type": "object", "properties": {
-        "repo": {"type": "string", "description": "a path inside a realm (default '.')"},
-        "since": {"type": "string", "description": "git revision"},
-        "depth": {"type": "integer", "minimum": 1, "maximum": 10, "default": 2},
-        "limit": _LIMIT}},
-    "graph.export": {"type": "object", "properties": {
-        "format": {"type": "string", "default": "json"}, "scope": _STR}},
-    "annotate": {"type": "object", "required": ["target", "text"], "properties": {
-        "target": {"type": "string", "description": "path, path::Symbol or 'a -> b'"},
-        "text": {"type": "string", "minLength": 1}, "author": _STR}},
-    "annotations": {"type": "object", "properties": {"path": _STR}},
-    "skipped": {"type": "object", "properties": {
-        "realm": _STR, "limit": {"type": "integer", "minimum": 1, "maximum": 100000,
-                                 "default": 1000, "description": "paths listed per repo"}}},
-    "realm.add": {"type": "object", "required": ["realm", "paths"], "properties": {
-        "realm": _STR, "paths": _STRS}},
-    "realm.remove": {"type": "object", "required": ["realm"], "properties": {
-        "realm": _STR, "paths": _STRS}},
-    "realm.list": {"type": "object", "properties": {}},
-    "reindex": {"type": "object", "properties": {
-        "paths": _STRS, "realm": _STR, "wait": {"type": "boolean"}}},
-    "subscribe": {"type": "object", "properties": {},
-                  "description": "socket only: answers 501 over HTTP"},
-    "shutdown": {"type": "object", "properties": {}},
-    "tests.ingest": {"type": "object", "required": ["path"], "properties": {
-        "path": {"type": "string", "minLength": 1,
-                 "description": "a coverage.py data file recorded with per-test contexts, "
-                                "as the daemon sees it (absolute)"}}},
-    "context": {"type": "object", "required": ["query"], "additionalProperties": False,
-                "properties": {
-                    "query": {"type": "string", "minLength": 1, "description": "the task in words"},
-                    "files": {**_STRS, "description": "paths or path::Qualified.name the task is "
-                                                     "about (absolute): they seed the ranking"},
-                    "budget": {"type": "integer", "minimum": 64, "maximum": 200000,
-                               "default": 4000, "description": "tokens (the embedding model's "
-                                                               "tokenizer)"},
-                    "realm": _STR, "repo": _STR,
-                    "mode": {"type": "string", "enum": ["keyword", "semantic", "hybrid"]},
-                    "hits": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10,
-                             "description": "search hits that seed the graph"},
-                    "depth": {"type": "integer", "minimum": 1, "maximum": 3, "default": 2,
-                              "description": "graph hops from the seeds"},
-                    "graph": {"type": "boolean", "default": True,
-                              "description": "false: the search hits alone, fitted alike"},
-                    "sync": {"type": "boolean"},
-                    "timeout": {"type": "number", "minimum": 0, "maximum": 30}}},
-    "tests.affected": {"type": "object", "properties": {
-        "repo": {"type": "string", "description": "a path inside a realm (default '.')"},
-        "since": {"type": "string", "description": "git revision (default: the working tree "
-                                                   "vs HEAD)"},
-        "staged": {"type": "boolean", "default": False, "description": "the index vs HEAD"},
-        "targets": {**_STRS, "description": "files or path::Symbol instead of a diff"},
-        "depth": {"type": "integer", "minimum": 1, "maximum": 10, "default": 3},
-        "limit": _LIMIT}},
-}
-
-RPC_SUMMARIES = {
-    "initialize": "Protocol version, server version and capabilities",
-    "search": "Search the index (the socket method's params)",
-    "symbols": "Outline of one file: its symbols in order",
-    "status": "Daemon, realm, queue and store status",
-    "impact": "What depends on a file or symbol",
-    "realm.add": "Add repositories to a realm (created if new)",
-    "realm.remove": "Remove repositories, or a whole realm",
-    "realm.list": "Realms and their repositories",
-    "deps": "What a file or symbol depends on",
-    "refs": "References to a symbol",
-    "summary": "What a file is for, and its strongest relationships both ways in words",
-    "owners": "Who wrote a file or symbol, by lines, from git blame (who should review)",
-    "changes": "Files changed since a revision and what they affect",
-    "graph.export": "The relationship graph as text (json, dot, ...)",
-    "annotate": "Attach a note to a file, symbol or edge",
-    "annotations": "Notes, for one path or all",
-    "skipped": "Files withheld from the index, or indexed with secrets masked, with reasons",
-    "reindex": "Queue files, a realm or everything for re-indexing",
-    "subscribe": "Status notifications (socket only)",
-    "shutdown": "Stop the daemon",
-    "tests.ingest": "Covers edges (test -> symbol) from a per-test coverage.py data file",
-    "context": "The code to read for a task within a token budget: search hits, then their "
-               "graph neighbours ranked by personalised PageRank",
-    "tests.affected": "Test files to run for a diff or targets, ranked, with evidence and "
-                      "a safe flag",
-}
+# The rpc/{method} bodies, from the one param table the socket methods
+# validate with (params.py): the document cannot disagree with the methods.
+RPC_PARAMS: dict[str, dict] = {name: params.json_schema(name) for name in params.SPECS}
+RPC_SUMMARIES = {name: spec.summary for name, spec in params.SPECS.items()}
+_SEARCH_LIMIT = params.param_schema(params.param("search", "limit"))
+_SEARCH_CONTEXT = params.param("search", "context")
 
 
 def _context_schema() -> dict:
@@ -874,9 +747,10 @@ def _schemas() -> dict:
                     "kind": {"oneOf": [_STR, {**_STRS, "minItems": 1}]},
                     "lang": {"oneOf": [_STR, {**_STRS, "minItems": 1}]},
                     "path": {"type": "string", "description": "glob over repo-relative paths"}}},
-                "limit": {"type": "integer", "minimum": 1, "maximum": 500, "default": 20},
+                "limit": _SEARCH_LIMIT,
                 "include_context": {"type": "boolean", "default": False},
-                "context_window": {"type": "integer", "minimum": 0, "maximum": 50,
+                "context_window": {"type": "integer", "minimum": _SEARCH_CONTEXT.lo,
+                                   "maximum": _SEARCH_CONTEXT.hi,
                                    "default": DEFAULT_CONTEXT_WINDOW,
                                    "description": "lines around each hit when include_context"},
                 "sync": {"type": "boolean", "description": "wait for pending edits first"}}},
@@ -888,12 +762,7 @@ def _schemas() -> dict:
                              "results": {"type": "array",
                                          "items": {"$ref": "#/components/schemas/SearchHit"}},
                              **fresh}},
-        "ImpactRequest": {"type": "object", "required": ["target"], "additionalProperties": False,
-                          "properties": {"target": {"type": "string", "minLength": 1,
-                                                    "description": "path or path::Qualified.name"},
-                                         "depth": {"type": "integer", "minimum": 1, "maximum": 10,
-                                                   "default": 3},
-                                         "kinds": _KINDS, "limit": _LIMIT}},
+        "ImpactRequest": RPC_PARAMS["impact"] | {"additionalProperties": False},
         "ImpactResult": _OBJ,
         "ContextResult": _context_schema(),
         "StatusResult": {"type": "object", "additionalProperties": True, "properties": {

@@ -22,14 +22,11 @@ from ..model import REDACTED
 from ..query.filters import check_filters, check_repo
 from ..query.search import SearchRequest, keyword_search, outline
 from ..realms import add_repos, list_realms, locate, remove_repos
+from .params import LIST_LIMIT, LIST_LIMIT_MAX, TIMEOUT_MAX_S, validate
 
 PROTOCOL_VERSION = 1
 REALM_APPLY_WAIT_S = 30     # realm add/remove answer once the worker applied them
 STATUS_COUNTS = ("indexed", "skipped", "failed")
-# Items per list in impact/deps/refs/changes answers; each list says its total
-# and whether it was cut, so the bound hides nothing (docs/protocol.md).
-LIST_LIMIT = 200
-LIST_LIMIT_MAX = 10_000
 
 
 class Methods:
@@ -82,6 +79,7 @@ class Methods:
         if not isinstance(params, dict):
             raise InvalidParams("params must be an object with named fields")
         check_no_nul(params)
+        validate(method, params)    # types, bounds, required names: indexd/server/params.py
         return await self._run(handler, params, conn)
 
     async def _run(self, handler, params, conn):
@@ -102,6 +100,7 @@ class Methods:
         if handler is None:
             raise MethodNotFound(f"unknown method {method!r}")
         check_no_nul(params)
+        validate(method, params)
         result = handler(params, None)
         if hasattr(result, "__await__"):
             import asyncio
@@ -433,8 +432,9 @@ def _file_seed(settings, target: str) -> dict:
 
 def _timeout(params: dict) -> float:
     value = params.get("timeout", 10)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 3600:
-        raise InvalidParams("timeout must be a number of seconds in 0..3600")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not 0 <= value <= TIMEOUT_MAX_S:
+        raise InvalidParams(f"timeout must be a number of seconds in 0..{TIMEOUT_MAX_S}")
     return float(value)
 
 

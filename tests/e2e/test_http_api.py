@@ -367,6 +367,64 @@ def test_openapi_document(served):
         assert ref.split("/")[-1] in doc["components"]["schemas"], ref
 
 
+# Methods the bound probes below never call: they stop the daemon or change
+# its realms, whatever the params.
+NEVER_PROBED = {"shutdown", "realm.add", "realm.remove", "reindex", "purge", "pause", "resume"}
+
+
+def _probe_params(d: HttpDaemon, schema: dict) -> dict:
+    """The required params of a method, filled with values that pass their checks."""
+    filler = {"query": "retry", "target": str(d.repo.path / "svc/retry.py"),
+              "path": str(d.repo.path / "svc/retry.py"), "text": "note", "realm": "work"}
+    return {name: filler.get(name, "x") for name in schema.get("required", [])}
+
+
+def _refused_for(d: HttpDaemon, method: str, params: dict, name: str) -> bool:
+    """True when the socket method refuses ``params`` with InvalidParams naming ``name``."""
+    try:
+        d.call(method, **params)
+    except IndexdError as exc:
+        return exc.code == -32602 and name in exc.message
+    return False
+
+
+def test_openapi_document_agrees_with_the_socket_methods(served):
+    """Every socket method is in the document with its own params (not a
+    catch-all object), and each numeric bound the document states is the one
+    the socket method enforces: max+1 and min-1 refused naming the param, the
+    bound itself accepted."""
+    d = served
+    doc = req(d, "GET", "/openapi.json", token=None)[2]
+    wrong = []
+    for name in d.call("initialize")["capabilities"]["methods"]:
+        op = doc["paths"].get(f"/api/v1/rpc/{name}", {}).get("post")
+        if op is None:
+            wrong.append((name, "not in the document"))
+            continue
+        schema = op.get("requestBody", {}).get("content", {}).get(
+            "application/json", {}).get("schema", {})
+        if "properties" not in schema or op["summary"] == f"The {name} method":
+            wrong.append((name, "documented as a catch-all object, not its own params"))
+            continue
+        if name in NEVER_PROBED:
+            continue
+        base = _probe_params(d, schema)
+        for pname, prop in schema["properties"].items():
+            if prop.get("type") not in ("integer", "number"):
+                continue
+            step = 1 if prop["type"] == "integer" else 0.5
+            lo, hi = prop.get("minimum"), prop.get("maximum")
+            if lo is None or hi is None:
+                wrong.append((name, pname, "no documented bounds"))
+                continue
+            for bad in (hi + step, lo - step):
+                if not _refused_for(d, name, base | {pname: bad}, pname):
+                    wrong.append((name, pname, f"{bad} accepted; the document says {lo}..{hi}"))
+            if _refused_for(d, name, base | {pname: hi}, pname):
+                wrong.append((name, pname, f"{hi} refused; the document says {lo}..{hi}"))
+    assert not wrong, "\n".join(map(repr, wrong))
+
+
 # Operations left out of the fuzz run: they stop the daemon, change the
 # realms (a generated path could be "/"), wait minutes (reindex wait=true),
 # or are socket-only by design (subscribe: always 501).
