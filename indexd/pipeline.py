@@ -19,7 +19,9 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from itertools import repeat
 from pathlib import Path
 
 from .config import Settings
@@ -29,11 +31,17 @@ from .procs import die_with_parent
 from .scan.listing import RepoRules
 from .scan.reader import Skip, read_source, stat_key
 from .store import FileWrite, Store
-from .store.rows import entry_rows, link_rows
+from .store.packed import pack
+from .store.rows import entry_rows, link_columns, link_rows
 
 log = logging.getLogger(__name__)
 
-WRITE_BATCH = 256          # files per store commit
+WRITE_BATCH = 256          # files per store commit (row dicts)
+# Packed rows (the one-shot) are committed by size: each commit is a fragment
+# per table, which the one-shot's final compaction rewrites (all of them when
+# there are several), so the stdlib's 150 MB of rows go in one commit.
+PACKED_BATCH_BYTES = 256 << 20
+PACKED_BATCH_FILES = 50_000
 
 
 def _extractor_version() -> str:
@@ -79,6 +87,7 @@ class Outcome:
     write: FileWrite | None = None     # entries/links to replace
     touched: bool = False              # same content, only the stat changed
     vanished: bool = False
+    cpu: tuple = ()                    # the worker's CPU s in (read, parse, rows)
 
 
 @dataclass
@@ -93,6 +102,45 @@ class Plan:
     repaired: int = 0                  # files forced to reparse by the count check
     full: bool = False                 # the whole tree was planned (not some paths)
     outdated: bool = False             # the repo's rows came from another extractor
+    seconds: tuple = (0.0, 0.0)        # (wall, CPU) spent planning
+
+
+WORKER_STAGES = ("read", "parse", "rows")
+
+
+@dataclass
+class Stages:
+    """Seconds per stage of one run, for ``done`` events and bench/index_cold.py.
+
+    ``wall``: time this process spent in the stage. ``cpu``: CPU seconds,
+    this process's for its own stages, summed over the workers for the
+    worker stages (read = stat, read, hash, secrets, decode; parse =
+    tree-sitter or the other parsers; rows = row building and packing),
+    whose wall time is the writer's ``workers`` stage (waiting for them).
+    """
+
+    wall: Counter = field(default_factory=Counter)
+    cpu: Counter = field(default_factory=Counter)
+
+    @contextmanager
+    def timed(self, name: str):
+        wall, cpu = time.perf_counter(), time.process_time()
+        try:
+            yield
+        finally:
+            self.wall[name] += time.perf_counter() - wall
+            self.cpu[name] += time.process_time() - cpu
+
+    def add_worker(self, cpu: tuple) -> None:
+        for name, seconds in zip(WORKER_STAGES, cpu):
+            self.cpu[name] += seconds
+
+    def to_json(self) -> dict:
+        names = [n for n in ("plan", *WORKER_STAGES, "workers", "store", "fts")
+                 if n in self.wall or n in self.cpu]
+        names += sorted(set(self.wall) | set(self.cpu) - set(names))
+        return {n: {"wall_s": round(self.wall[n], 3) if n in self.wall else None,
+                    "cpu_s": round(self.cpu[n], 3)} for n in names}
 
 
 @dataclass
@@ -110,16 +158,22 @@ class Report:
     seconds: float = 0.0
     changed_paths: list = field(default_factory=list)  # (realm, repo, path) written or deleted
     vanished: list = field(default_factory=list)       # keys of known files gone mid-run
+    stages: Stages = field(default_factory=Stages)
 
     def to_json(self) -> dict:
         return {"files": self.files, "unchanged": self.unchanged, "hashed": self.hashed,
                 "parsed": self.parsed, "touched": self.touched, "deleted": self.deleted,
                 "failed": self.failed, "entries": self.entries, "repaired": self.repaired,
-                "skipped": dict(self.skipped), "seconds": round(self.seconds, 3)}
+                "skipped": dict(self.skipped), "seconds": round(self.seconds, 3),
+                "stages": self.stages.to_json()}
 
 
-def process_file(job: Job) -> Outcome:
-    """Read, hash and (when the hash changed) parse one file. Runs in workers."""
+def process_file(job: Job, packed: bool = False) -> Outcome:
+    """Read, hash and (when the hash changed) parse one file. Runs in workers.
+
+    ``packed``: the rows travel as Arrow IPC bytes (store/packed.py) for a
+    writer that needs no row dicts (the one-shot)."""
+    started = time.thread_time()
     root = Path(job.repo)
     src = read_source(root, job.path, job.max_size, job.allow)
     base = FileRecord(realm=job.realm, repo=job.repo, path=job.path, indexed_at=time.time())
@@ -128,24 +182,30 @@ def process_file(job: Job) -> Outcome:
             return Outcome(vanished=True)
         rec = replace(base, size=src.size, mtime_ns=src.mtime_ns, inode=src.inode,
                       status=SKIPPED, reason=f"{src.reason}: {src.detail}")
-        return Outcome(record=rec, write=FileWrite(rec, [], []))
+        return Outcome(record=rec, write=FileWrite(rec, [], []),
+                       cpu=(time.thread_time() - started,))
     language = detect_language(job.path, src.text[:256])
     rec = replace(base, hash=src.hash, size=src.size, mtime_ns=src.mtime_ns,
                   inode=src.inode, language=language)
     if src.hash == job.known_hash and job.known_status != SKIPPED:
         rec = replace(rec, status=job.known_status, reason=job.known_reason,
                       entries=job.known_entries)
-        return Outcome(record=rec, touched=True)
+        return Outcome(record=rec, touched=True, cpu=(time.thread_time() - started,))
 
     def exists(rel: str) -> bool:
         return (root / rel).exists()
 
+    read_at = time.thread_time()
     result = parse_source(job.path, src.text, language, exists)
+    parsed_at = time.thread_time()
     rec = replace(rec, status=FAILED if result.error else INDEXED,
                   reason="; ".join(r for r in (src.redacted, result.error) if r))
     rows = entry_rows(rec, result, src.text, job.summaries)
     rec = replace(rec, entries=len(rows))
-    return Outcome(record=rec, write=FileWrite(rec, rows, link_rows(rec, result)))
+    write = (FileWrite(rec, [], [], packed=pack(rows, link_columns(result))) if packed
+             else FileWrite(rec, rows, link_rows(rec, result)))
+    return Outcome(record=rec, write=write, cpu=(read_at - started, parsed_at - read_at,
+                                                 time.thread_time() - parsed_at))
 
 
 def _dropped_for_a_secret_value(rec: FileRecord) -> bool:
@@ -153,13 +213,57 @@ def _dropped_for_a_secret_value(rec: FileRecord) -> bool:
     return rec.status == SKIPPED and rec.reason.startswith(f"{SKIP_SECRET}: content:")
 
 
+def _workers(settings: Settings) -> int:
+    return settings.workers or os.cpu_count() or 1
+
+
+def _new_pool(workers: int) -> ProcessPoolExecutor:
+    # spawn, not fork: the parent holds LanceDB threads, which fork would
+    # copy in an undefined state. Not forkserver either: its workers are
+    # the forkserver's children, and it, they and the resource tracker
+    # outlived a SIGKILLed parent (each kept the others alive). Spawned
+    # workers are ours and die with us; the tracker then sees EOF and exits.
+    ctx = multiprocessing.get_context("spawn")
+    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
+                               initializer=die_with_parent, initargs=(os.getpid(),))
+
+
+def _warm() -> None:
+    """A worker's first task: unpickling it imports this module (parsers, rows)."""
+
+
+@contextmanager
+def parse_pool(settings: Settings, start: bool = True):
+    """Parse workers started now, for every run of an Indexer given them.
+
+    The one-shot starts them before it opens the store, so their start-up
+    (0.35 s of CPU each) runs beside the parent's import of lancedb (1.7 s)
+    instead of after it. ``start`` False (or one core): None, and the
+    Indexer starts a pool per big batch as before. The pool is shut down
+    when the block ends, on every path.
+    """
+    workers = _workers(settings)
+    if not start or workers <= 1:
+        yield None
+        return
+    pool = _new_pool(workers)
+    try:
+        for _ in range(workers):
+            pool.submit(_warm)
+        yield pool
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
 class Indexer:
     """Plans and runs reindex work against one store."""
 
     def __init__(self, settings: Settings, store: Store,
-                 on_progress: Callable[[dict], None] | None = None):
+                 on_progress: Callable[[dict], None] | None = None,
+                 pool: ProcessPoolExecutor | None = None):
         self.settings = settings
         self.store = store
+        self.pool = pool        # parse_pool()'s workers, else one per big batch
         self.on_progress = on_progress or (lambda event: None)
         self._rules: dict[str, RepoRules] = {}
         # Called with the batch's entry rows just before each store write (the
@@ -176,6 +280,12 @@ class Indexer:
 
     def plan_repo(self, realm: str, repo: str, only: Iterable[str] | None = None) -> Plan:
         """Compare the tree (or only these repo-relative paths) with the store."""
+        wall, cpu = time.perf_counter(), time.process_time()
+        plan = self._plan_repo(realm, repo, only)
+        plan.seconds = (time.perf_counter() - wall, time.process_time() - cpu)
+        return plan
+
+    def _plan_repo(self, realm: str, repo: str, only: Iterable[str] | None) -> Plan:
         known = self.store.file_records(realm=realm, repo=repo)
         plan = Plan(realm=realm, repo=repo, full=only is None)
         if known and self.store.get_meta(_extractor_key(realm, repo)) != EXTRACTOR_VERSION:
@@ -256,6 +366,9 @@ class Indexer:
         report.files = sum(p.listed for p in plans)
         report.unchanged = sum(p.unchanged for p in plans)
         report.repaired = sum(p.repaired for p in plans)
+        stages = report.stages
+        stages.wall["plan"] += sum(p.seconds[0] for p in plans)
+        stages.cpu["plan"] += sum(p.seconds[1] for p in plans)
         self.on_progress({"event": "plan", "files": report.files, "to_check": len(jobs),
                           "unchanged": report.unchanged,
                           "deleted": sum(len(p.deleted) for p in plans)})
@@ -264,22 +377,37 @@ class Indexer:
         for plan in plans:
             pending.extend(FileWrite(rec, [], []) for rec in plan.skipped)
             report.skipped.update(rec.reason.split(":")[0] for rec in plan.skipped)
-        for i, outcome in enumerate(self._outcomes(jobs), 1):
-            self._account(outcome, report, pending, touched, jobs[i - 1])
-            if len(pending) >= WRITE_BATCH:
-                self._flush(pending, touched)
-            if i % 50 == 0 or i == len(jobs):
-                self.on_progress({"event": "progress", "done": i, "total": len(jobs),
-                                  "parsed": report.parsed})
-        self._flush(pending, touched)
-        deleted = [key for plan in plans for key in plan.deleted]
-        deleted += report.vanished
-        self.store.delete_files(deleted)
-        self._record_extractor(plans)
+        outcomes = self._outcomes(jobs)
+        packed_bytes = 0
+        try:
+            for i, job in enumerate(jobs, 1):
+                with stages.timed("workers"):
+                    outcome = next(outcomes)
+                stages.add_worker(outcome.cpu)
+                self._account(outcome, report, pending, touched, job)
+                if outcome.write is not None and outcome.write.packed:
+                    packed_bytes += sum(map(len, outcome.write.packed))
+                if (packed_bytes >= PACKED_BATCH_BYTES or len(pending) >= PACKED_BATCH_FILES
+                        or (not packed_bytes and len(pending) >= WRITE_BATCH)):
+                    with stages.timed("store"):
+                        self._flush(pending, touched)
+                    packed_bytes = 0
+                if i % 50 == 0 or i == len(jobs):
+                    self.on_progress({"event": "progress", "done": i, "total": len(jobs),
+                                      "parsed": report.parsed})
+        finally:
+            outcomes.close()   # the pool shuts down here on every path
+        with stages.timed("store"):
+            self._flush(pending, touched)
+            deleted = [key for plan in plans for key in plan.deleted]
+            deleted += report.vanished
+            self.store.delete_files(deleted)
+            self._record_extractor(plans)
         report.deleted = len(deleted)
         report.changed_paths.extend(tuple(k.split("\x1f")) for k in deleted)
         if report.parsed or report.deleted:
-            self.store.ensure_fts()
+            with stages.timed("fts"):
+                self.store.ensure_fts()
         report.seconds = time.monotonic() - started
         self.on_progress({"event": "done", **report.to_json()})
         return report
@@ -324,20 +452,20 @@ class Indexer:
             touched.clear()
 
     def _outcomes(self, jobs: list[Job]):
-        workers = self.settings.workers or os.cpu_count() or 1
+        workers = _workers(self.settings)
+        # Packed rows for a writer that never looks at them (the one-shot): the
+        # daemon's hook and hot indexes take row dicts.
+        packed = (self.before_write is None and self.store.text_index is None
+                  and self.store.vector_index is None)
         if len(jobs) < POOL_THRESHOLD or workers <= 1:
             for job in jobs:
-                yield process_file(job)
+                yield process_file(job, packed)
             return
-        # spawn, not fork: the parent holds LanceDB threads, which fork would
-        # copy in an undefined state. Not forkserver either: its workers are
-        # the forkserver's children, and it, they and the resource tracker
-        # outlived a SIGKILLed parent (each kept the others alive). Spawned
-        # workers are ours and die with us; the tracker then sees EOF and exits.
-        ctx = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
-                                 initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
-            yield from pool.map(process_file, jobs, chunksize=8)
+        if self.pool is not None:
+            yield from self.pool.map(process_file, jobs, repeat(packed), chunksize=8)
+            return
+        with _new_pool(workers) as pool:
+            yield from pool.map(process_file, jobs, repeat(packed), chunksize=8)
 
     # -- convenience -------------------------------------------------------
     def index(self, realm: str | None = None, only: dict | None = None) -> Report:

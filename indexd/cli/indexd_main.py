@@ -131,7 +131,7 @@ def _index_by_daemon(settings, args, pid) -> int:
 
 
 def _index_here(settings, args) -> int:
-    from ..pipeline import Indexer
+    from ..pipeline import Indexer, parse_pool
     from ..realms import locate
     from ..store import Store
     only = None
@@ -140,13 +140,20 @@ def _index_here(settings, args) -> int:
         for path in args.paths:
             realm, repo, rel = locate(settings, path)
             only.setdefault((realm, repo), []).extend(_expand(repo, rel))
-    store = Store(settings.paths.store_dir, retention_s=settings.version_retention_s)
     done_events: list[dict] = []
     # JSON: "done" stays the last line (scripts read it), with the embed result in it.
     progress = (_json_progress_holding(done_events) if args.json else _tty_progress())
-    indexer = Indexer(settings, store, on_progress=progress)
-    report = indexer.index(args.realm, only)
-    _compact(store)
+    # A store without a files table parses everything: its workers start
+    # before the store opens (they import while lancedb imports).
+    cold = not (settings.paths.store_dir / "files.lance").exists()
+    with parse_pool(settings, start=cold) as pool:
+        store = Store(settings.paths.store_dir, retention_s=settings.version_retention_s)
+        indexer = Indexer(settings, store, on_progress=progress, pool=pool)
+        report = indexer.index(args.realm, only)
+    with report.stages.timed("compact"):
+        _compact(store)
+    for event in done_events:   # held back: the compaction is part of the breakdown
+        event["stages"] = report.stages.to_json()
     if not args.json:
         progress.close()
         _print_report(report)

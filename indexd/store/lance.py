@@ -57,6 +57,9 @@ class FileWrite:
     record: FileRecord
     entries: list[dict]
     links: list[dict]
+    # Or the same rows as Arrow IPC (entries, links) from a parse worker
+    # (store/packed.py); the one-shot's writer never builds their dicts.
+    packed: tuple[bytes, bytes] | None = None
 
 
 class RWLock:
@@ -104,6 +107,9 @@ def _in_list(column: str, values) -> str:
     return f"{column} IN ({', '.join(_sql(v) for v in values)})"
 
 
+WRITER_HOT_OPS = ("replace_files", "delete_files", "delete_repo")
+
+
 class Store:
     def __init__(self, path: Path, *, dim: int | None = None, retention_s: int = 300,
                  fault_hook=None):
@@ -127,6 +133,10 @@ class Store:
         # every entries write below; None in one-shot and offline readers.
         self.text_index = None
         self.vector_index = None   # the same for vectors (vector_index.py)
+        # The writer's hot keyword index refreshes: seconds in all and when the
+        # last one committed (a batch's "searchable" time, batch_timing.py).
+        self.hot_s = 0.0
+        self.hot_at = 0.0
         try:
             self.path.mkdir(parents=True, exist_ok=True, mode=0o700)
             # A consistency interval of 0 makes readers in other processes see
@@ -234,8 +244,7 @@ class Store:
         if not writes:
             return
         keys = [w.record.key for w in writes]
-        entries = [row for w in writes for row in w.entries]
-        links = [row for w in writes for row in w.links]
+        entries, links = self._batch_tables(writes)
         files = [_file_row(w.record) for w in writes]
         try:
             self._fault("write")
@@ -245,6 +254,9 @@ class Store:
                 self._swap(self.files, "key", keys, files, S.FILES)
         except (OSError, RuntimeError, ValueError) as exc:
             raise StoreError(f"store write failed: {exc}", {"retryable": True}) from exc
+        if self.text_index is None and self.vector_index is None:
+            return
+        entries = entries.to_pylist() if isinstance(entries, pa.Table) else entries
         self._hot("text_index", "replace_files", keys, entries)
         self._hot("vector_index", "replace_files", keys, entries)
 
@@ -274,17 +286,43 @@ class Store:
         index = getattr(self, name)
         if index is None:
             return
+        started = time.perf_counter()
         try:
             getattr(index, op)(*args)
         except Exception as exc:  # noqa: BLE001 - the table stays the truth
             log.warning("keyword index update failed, searching the table instead: %s", exc)
             index.ready = False
+        if op in WRITER_HOT_OPS:   # the enrich thread's upserts are not a batch's
+            self.hot_s += time.perf_counter() - started
+            if name == "text_index":
+                self.hot_at = time.time()
 
-    def _swap(self, table, column: str, keys: list[str], rows: list[dict], schema) -> None:
+    def _batch_tables(self, writes: list[FileWrite]):
+        """A batch's entry and link rows: dict lists, or one Arrow table each
+        when some came packed from the workers (the two are never mixed in
+        one table: dict rows are converted and concatenated)."""
+        entries = [row for w in writes for row in w.entries]
+        links = [row for w in writes for row in w.links]
+        if not any(w.packed for w in writes):
+            return entries, links
+        from .packed import unpack_entries, unpack_links
+
+        etables = [unpack_entries([w.packed[0] for w in writes if w.packed], self.dim)]
+        ltables = [unpack_links([(w.record, w.packed[1]) for w in writes if w.packed])]
+        if entries:
+            etables.append(pa.Table.from_pylist(entries, schema=S.entries_schema(self.dim)))
+        if links:
+            ltables.append(pa.Table.from_pylist(links, schema=S.LINKS))
+        return pa.concat_tables(etables), pa.concat_tables(ltables)
+
+    def _swap(self, table, column: str, keys: list[str], rows, schema) -> None:
+        """Delete these keys' rows, then add ``rows`` (dicts or an Arrow table)."""
         for start in range(0, len(keys), 500):
             table.delete(_in_list(column, keys[start:start + 500]))
-        if rows:
-            table.add(pa.Table.from_pylist(rows, schema=schema), on_bad_vectors="null")
+        if not isinstance(rows, pa.Table):
+            rows = pa.Table.from_pylist(rows, schema=schema) if rows else None
+        if rows is not None and rows.num_rows:
+            table.add(rows, on_bad_vectors="null")
 
     def write_records(self, records: list[FileRecord]) -> None:
         """Refresh file rows only (stat changed, content did not)."""

@@ -6,6 +6,7 @@ words, signature, doc, path words and, for documents, the start of the text.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 from ..model import Entry, FileRecord, ParseResult, content_hash
@@ -80,17 +81,39 @@ def search_text(path: str, e: Entry) -> str:
     """
     doc = e.doc.split("\n\n", 1)[0][:DOC_CHARS]
     parts = [" ".join(split_identifier(e.qualname)), e.qualname, e.signature, doc,
-             " ".join(split_identifier(path))]
+             _path_words(path)]
     if e.kind in ("section", "file", "key"):
         parts.append(expand_text(e.body[:DOC_BODY_CHARS]))
     return " \n".join(p for p in parts if p)
 
 
+@lru_cache(maxsize=64)
+def _path_words(path: str) -> str:
+    """The same for every entry of a file: split once per file."""
+    return " ".join(split_identifier(path))
+
+
+def link_columns(result: ParseResult) -> dict[str, list]:
+    """``link_rows`` by column, without the columns that name the file (the
+    packed path adds those per file): the same values, row for row."""
+    links, refs = result.links, result.references
+    return {
+        "line": [ln.line for ln in links] + [r.line for r in refs],
+        "kind": [ln.kind for ln in links] + [r.kind for r in refs],
+        "target": [ln.target for ln in links] + [r.name for r in refs],
+        "scope": [None] * len(links) + [r.scope for r in refs],
+        "module": [None] * len(links) + [r.module for r in refs],
+        "broken": [ln.broken for ln in links] + [False] * len(refs),
+        "how": ["link"] * len(links) + ["reference"] * len(refs),
+    }
+
+
 def link_rows(rec: FileRecord, result: ParseResult) -> list[dict]:
-    rows = [{"file_key": rec.key, "realm": rec.realm, "repo": rec.repo, "path": rec.path,
+    key, realm, repo, path = rec.key, rec.realm, rec.repo, rec.path  # once, not per row
+    rows = [{"file_key": key, "realm": realm, "repo": repo, "path": path,
              "line": ln.line, "kind": ln.kind, "target": ln.target, "scope": None,
              "module": None, "broken": ln.broken, "how": "link"} for ln in result.links]
-    rows += [{"file_key": rec.key, "realm": rec.realm, "repo": rec.repo, "path": rec.path,
+    rows += [{"file_key": key, "realm": realm, "repo": repo, "path": path,
               "line": r.line, "kind": r.kind, "target": r.name, "scope": r.scope,
               "module": r.module, "broken": False, "how": "reference"} for r in result.references]
     return rows
