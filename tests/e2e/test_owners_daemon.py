@@ -7,7 +7,7 @@ import json
 
 import pygit2
 
-from owners.test_owners import ALICE, BOB, MODULE_V2, people, two_authors
+from owners_fixtures import ALICE, BOB, MODULE_V2, people, two_authors
 from testlib import run_cli, settings_with_realm, wait_until
 
 APP = "from text import parse, render\n\n\ndef main(s):\n    return render(parse(s))\n"

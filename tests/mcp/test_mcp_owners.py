@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("mcp")
 
-from owners.test_owners import two_authors  # noqa: E402
+from owners_fixtures import two_authors  # noqa: E402
 from test_mcp_server import call, run  # noqa: E402
 from testlib import settings_with_realm  # noqa: E402
 

@@ -10,38 +10,7 @@ from testlib import GitRepo, settings_with_realm
 
 from indexd.owners import Owners
 from indexd.owners.blame import old_lines_of
-
-ALICE = pygit2.Signature("Alice Able", "alice@example.com", 1_700_000_000, 0)
-BOB = pygit2.Signature("Bob Baker", "bob@example.com", 1_700_500_000, 0)
-
-MODULE_V1 = ("def parse(text):\n"        # 1  Alice
-             "    words = text.split()\n"  # 2
-             "    return words\n"          # 3
-             "\n"                          # 4
-             "\n"                          # 5
-             "def render(words):\n"        # 6
-             "    return ' '.join(words)\n")  # 7
-MODULE_V2 = ("def parse(text):\n"
-             "    words = text.split()\n"
-             "    return words\n"
-             "\n"
-             "\n"
-             "def render(words, sep=' '):\n"       # 6  Bob
-             "    out = sep.join(words)\n"         # 7  Bob
-             "    return out.strip()\n")           # 8  Bob
-
-
-def two_authors(repo: GitRepo) -> GitRepo:
-    repo.write("text.py", MODULE_V1)
-    repo.commit("parse and render", author=ALICE)
-    repo.write("text.py", MODULE_V2)
-    repo.commit("render with a separator", author=BOB)
-    return repo
-
-
-def people(answer: dict) -> dict:
-    return {o["name"]: o["lines"] for o in answer["owners"]}
-
+from owners_fixtures import ALICE, BOB, MODULE_V1, MODULE_V2, people, two_authors  # noqa: F401
 
 @pytest.fixture
 def owners(git_repo):
