@@ -12,8 +12,9 @@ for two packs over the socket, in the same run:
   same code (signatures plus the best bodies), so only the graph differs.
 
 A pack *contains* a relevant symbol when one of its items is an expected
-(path, qualified symbol) of the query; *as body* when that item is shown
-whole. Reported per split, kind and budget: the share of packs that contain
+(path, qualified symbol) of the query, or a body holding it (a class shown
+whole holds its methods, which the pack then leaves out as items); *as
+body* when that item is shown whole. Reported per split, kind and budget: the share of packs that contain
 one, the share with it as a body, the median items and tokens, and the
 median time of a context call.
 
@@ -123,9 +124,20 @@ def fresh_daemon(args, work: Path) -> tuple[Daemon, Path, str]:
 
 
 # --- asking -------------------------------------------------------------------
+def holds(item: dict, path: str, symbol: str) -> bool:
+    """Is (path, symbol) this item, or inside its body (a method in its class's body)?
+    A pack shows nothing twice, so a method whose class body is shown is no item."""
+    if item["path"] != path:
+        return False
+    if item["symbol"] == symbol:
+        return True
+    return item["view"] == "body" and (item["symbol"] is None
+                                       or (symbol or "").startswith(item["symbol"] + "."))
+
+
 def relevant(items: list[dict], expected: set) -> tuple[bool, bool]:
-    hit = [i for i in items if (i["path"], i["symbol"]) in expected]
-    return bool(hit), any(i["view"] == "body" for i in hit)
+    hit = [(i, s) for i in items for p, s in expected if holds(i, p, s)]
+    return bool(hit), any(i["view"] == "body" for i, _ in hit)
 
 
 def ask(daemon: Daemon, queries: list[dict], budgets: list[int], realm: str) -> list[dict]:
@@ -210,8 +222,8 @@ def facts(args, rows, queries, note, err, load: tuple) -> list[str]:
         f"estimate ceil(chars/4) vs the tokenizer on {err['texts']} item texts: median error "
         f"{_pct(err['median'])}%, p90 {_pct(err['p90'])}%, total {err['total_ratio']:.2f}x "
         "the tokenizer's count",
-        "contains relevant: an item is an expected (path, qualified symbol); as body: that item "
-        "is shown whole",
+        "contains relevant: an item is an expected (path, qualified symbol), or a body holding it "
+        "(its class's); as body: shown whole",
     ]
 
 
