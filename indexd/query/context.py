@@ -7,23 +7,24 @@ top hit), and ranks the neighbourhood by personalised PageRank
 
 * ``ContextRequest``: the params, validated;
 * ``candidates``: the search hits in search order, then their symbol
-  neighbours by PageRank (first 3 hits pinned, the rest by PageRank, measured
-  no better on the click train split: bench/context_quality.py,
+  neighbours by PageRank, at most ``MAX_CANDIDATES`` (other orders measured:
   docs/decisions.md); files the graph reaches without a symbol rank but are
   not items, and a file hit gives way to the file's symbols when any is a
   candidate;
 * ``assemble``: each candidate's two views, a *signature* (the indexed
   signature and the first sentence of its summary) and a *body* (its lines
   read from disk through the indexer's reader, secrets masked), counted with
-  ``tokens.TokenCounter``, then fitted to the budget: bodies for the best
-  candidates up to ``BODY_SHARE`` of the budget, signatures for the rest in
-  rank order while they fit, then spare tokens turn signatures into bodies.
+  ``tokens.TokenCounter``, then fitted to the budget (``fit``): the best
+  candidate's signature, bodies for the first ``BODY_FIRST`` up to
+  ``BODY_SHARE`` of the budget, signatures for the rest in rank order while
+  they fit, then spare tokens turn signatures into bodies.
 
 Item costs are additive (each item is counted once, on its own), so a greedy
 pass in rank order fits the budget exactly; Aider's repo map binary-searches
 how many tags to render because its rendered tree is not additive. The one
 binary search left is the cut of the best hit's signature when it alone is
-larger than the budget (``_cut``): the best hit is never left out. ``tokens`` is the sum of the items' counts.
+larger than the budget (``_cut``): the best hit is never left out. ``tokens``
+is the sum of the items' counts.
 
 Must not import lancedb (gets a store handle) or the engine.
 """
@@ -43,7 +44,9 @@ HITS_DEFAULT, HITS_MAX = 10, 50
 MAX_CANDIDATES = 40
 BODY_SHARE = 0.6         # of the budget, for bodies in the first pass...
 BODY_FIRST = 8           # ...given to the first this many candidates only
-MAX_CHARS_PER_TOKEN = 12  # a body longer than budget x this cannot fit: not even counted
+# A body longer than budget x this is taken not to fit and is not even counted: code
+# runs ~3.7 characters a word-piece (bench/context_quality.py: chars/4 is 0.92-0.96x).
+MAX_CHARS_PER_TOKEN = 12
 SUMMARY_CHARS = 160
 ROW_COLUMNS = ["realm", "repo", "path", "lang", "kind", "qualname", "start_line", "end_line",
                "signature", "doc", "summary"]
