@@ -67,6 +67,7 @@ class Settings:
     max_file_size: int = 1 << 20
     debounce_ms: int = 250
     max_delay_ms: int = 2000
+    save_debounce_ms: int = 50       # a save (<= 8 files pending): quiet period of the whole set
     workers: int = 0                                 # 0 = one per core
     embed_model: str = "default"
     embed_recipe: str = "default"                    # default | name_doc | body (docs/benchmarks.md)

@@ -32,6 +32,7 @@ from .errors import IndexNotReady, ModelUnavailable, describe_store_error
 from .pipeline import Indexer
 from .query.search import keyword_search
 from .annotations import Annotations
+from .batch_timing import BatchTiming, with_embedded
 from .enrich.worker import PENDING_TTL_S, Enricher
 from .memory import rss_bytes, trim
 from .owners import Owners
@@ -51,6 +52,7 @@ TRIM_AFTER_FILES = 100         # batches this big give their heap back (memory.t
 GRAPH_MIN_BUDGET_S = 2.0       # incremental graph updates may take this long at least...
 GRAPH_REBUILD_SHARE = 0.5      # ...and a batch changing over half the files rebuilds at once
 PRIORITY_EMBED_MAX = 50       # files of a small batch jump the embedding queue
+SAVE_MAX_FILES = 8            # this few files pending: a save, debounced by save_debounce_ms
 COOKIE_WAIT_S = 3.0           # a sync cookie not seen by then: reconcile instead
 UPKEEP_EVERY_S = 600           # compact the store, drop old versions, trim caches
 VECTOR_CACHE_ROWS = 500_000    # cached vectors kept beyond those in use (~800 MB at 384 dims)
@@ -76,7 +78,8 @@ class Engine:
         self.indexer = Indexer(settings, store)
         # Wall-clock debouncer: its first-seen times feed index_lag_s directly.
         self.debouncer = Debouncer(settings.debounce_ms / 1000, settings.max_delay_ms / 1000,
-                                   clock=time.time)
+                                   clock=time.time, quick_s=settings.save_debounce_ms / 1000,
+                                   quick_max=SAVE_MAX_FILES)
         self.repos: dict[tuple[str, str], RepoState] = {}
         self.cond = threading.Condition()
         self.in_flight: dict[tuple, float] = {}         # key -> first-seen time
@@ -93,6 +96,7 @@ class Engine:
         self.purge_due = False                          # rows of unnamed repos to delete
         self.config_generation = 0                      # config reloads the worker applied
         self.last_batch: dict = {}
+        self._due_at: float | None = None                # when the worker took its last work
         self._config_stamp = _stamp(settings.paths.config_file)
         self.watcher = Watcher(self.on_path, self.on_git, self.on_dir, self.on_overflow)
         # The observer thread's own ignore rules (pygit2 objects are not shared
@@ -301,6 +305,7 @@ class Engine:
                 keys = self._hold_busy(keys)
                 if rescans or keys or self.purge_due:
                     self.flush_requested = False
+                    self._due_at = time.time()
                     return rescans, keys
                 if self.flush_requested and not self.debouncer.pending():
                     self.flush_requested = False
@@ -387,6 +392,9 @@ class Engine:
 
     def _run_cycle(self, rescans, keys) -> None:
         started = time.monotonic()
+        timing = BatchTiming(min(self.in_flight.values(), default=None), self._due_at)
+        timing.mark("start")
+        hot_before = getattr(self.store, "hot_s", 0.0)
         plans = []
         try:
             full = {(r, p) for r, p, _ in rescans}
@@ -401,17 +409,30 @@ class Engine:
                     by_repo.setdefault((realm, repo), []).append(rel)
             for (realm, repo), rels in by_repo.items():
                 plans.append(self.indexer.plan_repo(realm, repo, rels))
+            timing.mark("planned")
             report = self.indexer.run(plans)
-            self._update_graph(report, bool(rescans), rebuild=bool(purged))
+            timing.mark("written")
+            if getattr(self.store, "hot_at", 0.0) > timing.marks["start"]:
+                timing.mark("searchable", self.store.hot_at)
+            # Before the graph update: the embed thread starts on them meanwhile.
             if len(report.changed_paths) <= PRIORITY_EMBED_MAX:
                 self.enrich.prioritize(file_key(*k) for k in report.changed_paths)
+            timing.mark("embed_queued")
+            self._update_graph(report, bool(rescans), rebuild=bool(purged))
+            timing.mark("graph")
             self.error_state = None
-            self.last_batch = report.to_json() | {"at": time.time()}
+            timing.mark("done")
+            report_json = report.to_json()
+            batch_timing = timing.to_json(report_json.get("stages"),
+                                          getattr(self.store, "hot_s", 0.0) - hot_before)
+            self.last_batch = report_json | {"at": time.time(), "timing": batch_timing}
             for key in full | set(by_repo):
                 if key in self.repos:
                     self.repos[key].last_batch = self.last_batch["at"]
-            log.info("batch done paths=%d rescans=%d parsed=%d deleted=%d ms=%.0f", len(keys),
-                     len(rescans), report.parsed, report.deleted, (time.monotonic() - started) * 1000)
+            log.info("batch done paths=%d rescans=%d parsed=%d deleted=%d ms=%.0f searchable_ms=%s",
+                     len(keys), len(rescans), report.parsed, report.deleted,
+                     (time.monotonic() - started) * 1000, batch_timing["ms"].get("searchable", "-"))
+            log.debug("batch timing %s", batch_timing)
             if report.parsed + report.deleted >= TRIM_AFTER_FILES:
                 trim()   # a big batch's transient rows and Arrow buffers go back to the OS
         except Exception as exc:  # noqa: BLE001 - the worker must survive any batch
@@ -647,8 +668,16 @@ class Engine:
                  else "indexing" if pending else "fresh")
         return {"state": state, "pending": pending, "index_lag_s": self.index_lag_s(),
                 "generation": self.generation, "paused": self.paused,
-                "error": self.error_state, "last_batch": self.last_batch,
+                "error": self.error_state, "last_batch": self._last_batch_view(),
                 "config_error": self.config_error}
+
+    def _last_batch_view(self) -> dict:
+        """last_batch, its timing completed by when its files were embedded."""
+        batch = self.last_batch
+        if not batch or "timing" not in batch:
+            return batch
+        done_at = getattr(self.enrich.vectors, "priority_done_at", None)
+        return batch | {"timing": with_embedded(batch["timing"], done_at)}
 
     def status(self) -> dict:
         realms = []

@@ -36,6 +36,7 @@ from .store.rows import entry_rows, link_columns, link_rows
 
 log = logging.getLogger(__name__)
 
+FEW_PATHS = 256            # path plans up to this size read only their own file rows
 WRITE_BATCH = 256          # files per store commit (row dicts)
 # Packed rows (the one-shot) are committed by size: each commit is a fragment
 # per table, which the one-shot's final compaction rewrites (all of them when
@@ -286,7 +287,11 @@ class Indexer:
         return plan
 
     def _plan_repo(self, realm: str, repo: str, only: Iterable[str] | None) -> Plan:
-        known = self.store.file_records(realm=realm, repo=repo)
+        if only is not None:
+            only = sorted(set(only))
+        # A few dirty paths (a save) read only their own file rows.
+        few = only if only is not None and len(only) <= FEW_PATHS else None
+        known = self.store.file_records(realm=realm, repo=repo, paths=few)
         plan = Plan(realm=realm, repo=repo, full=only is None)
         if known and self.store.get_meta(_extractor_key(realm, repo)) != EXTRACTOR_VERSION:
             # Rows of an older parser: every file is parsed again, changed or not.
@@ -301,7 +306,7 @@ class Indexer:
         if only is None:
             self._plan_full(plan, known)
         else:
-            self._plan_paths(plan, known, sorted(set(only)))
+            self._plan_paths(plan, known, only)
         return plan
 
     def _plan_full(self, plan: Plan, known: dict) -> None:

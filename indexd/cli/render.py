@@ -102,6 +102,9 @@ def status(result: dict) -> None:
               f"  lag {result.get('index_lag_s', 0):.1f}s  pending {result.get('pending', 0)}")
         for stage, depth in (result.get("queues") or {}).items():
             print(f"  queue {stage}: {depth}")
+        timing = (result.get("last_batch") or {}).get("timing")
+        if timing:
+            print(dim(f"  last batch {batch_timing(timing)}"))
     else:
         print("daemon: not running (start it with: indexd run); figures read from the store")
     if result.get("config_error"):
@@ -125,6 +128,18 @@ def status(result: dict) -> None:
     if store:
         versions = ", ".join(f"{k} {v}" for k, v in (store.get("versions") or {}).items())
         print(dim(f"store {store['path']} {store['bytes'] / 1e6:.1f} MB, versions {versions or 'none'}"))
+
+
+def batch_timing(timing: dict) -> str:
+    """One line of where the last batch's time went (engine ``last_batch.timing``)."""
+    ms, stages = timing.get("ms") or {}, timing.get("stages_ms") or {}
+    parts = [f"{name.replace('_', ' ')} {stages[name]:.0f}" for name in
+             ("plan", "read_parse", "store", "hot_index", "fts", "graph") if name in stages]
+    line = f"searchable {ms.get('searchable', ms.get('done', 0)):.0f} ms after its first event"
+    line += f" (debounce {ms.get('due', 0):.0f}" + "".join(f", {p}" for p in parts) + " ms)"
+    if "embedded" in ms:
+        line += f", embedded at {ms['embedded']:.0f} ms"
+    return line
 
 
 def skipped(result: dict) -> None:

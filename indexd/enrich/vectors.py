@@ -33,6 +33,7 @@ class VectorStage:
         # meaning within a second or two, not after a backlog of thousands.
         self._priority: dict[str, None] = {}
         self._priority_lock = threading.Lock()
+        self.priority_done_at: float | None = None   # a prioritized step's vectors stored
 
     @property
     def model_id(self) -> str:
@@ -60,22 +61,23 @@ class VectorStage:
             for key in file_keys:
                 self._priority[key] = None
 
-    def _next_rows(self) -> list[dict]:
+    def _next_rows(self) -> tuple[list[dict], bool]:
+        """The next rows to embed, and whether they are saved files' (priority)."""
         while True:
             with self._priority_lock:
                 keys = list(self._priority)[:200]
             if not keys:
-                return self.store.rows_needing_vectors(self.batch * 4)
+                return self.store.rows_needing_vectors(self.batch * 4), False
             rows = self.store.rows_needing_vectors(self.batch * 4, file_keys=keys)
             if rows:
-                return rows
+                return rows, True
             with self._priority_lock:
                 for key in keys:
                     self._priority.pop(key, None)
 
     def step(self) -> int:
         """Embed one batch of rows that lack a vector; returns rows updated."""
-        rows = self._next_rows()
+        rows, priority = self._next_rows()
         if not rows:
             return 0
         texts = [embed_text(r, self.recipe) for r in rows]
@@ -86,15 +88,38 @@ class VectorStage:
         for key, text in zip(keys, texts):
             if key not in vectors:
                 missing.setdefault(key, text)
-        # One call for the whole step: the embedder sorts by length and runs
-        # its own batches, and waiting queries still go between two of them.
-        items = list(missing.items())
-        fresh = dict(zip((k for k, _ in items), self.embedder.encode([t for _, t in items])))
+        fresh = self._encode(list(missing.items()), stop=None if priority else self._saved_waiting)
         self.embedded += len(fresh)
         self.store.cache_put(self.model_id, fresh)
         vectors.update(fresh)
-        updates = {r["id"]: (k, vectors[k]) for r, k in zip(rows, keys)}
-        return self.store.set_vectors(updates, expect={r["id"]: r["content_hash"] for r in rows})
+        done = [(r, k) for r, k in zip(rows, keys) if k in vectors]
+        updates = {r["id"]: (k, vectors[k]) for r, k in done}
+        stored = self.store.set_vectors(updates, expect={r["id"]: r["content_hash"] for r, _ in done})
+        if priority:
+            self.priority_done_at = time.time()
+        return stored
+
+    def _saved_waiting(self) -> bool:
+        with self._priority_lock:
+            return bool(self._priority)
+
+    def _encode(self, items: list[tuple[str, str]], stop=None) -> dict:
+        """Vectors of (key, text) items in the embedder's batches, shortest first
+        by the embedder's own measure (each batch is padded to its longest
+        text). ``stop``: asked between two batches; when true the rest waits
+        for a later step, so a file saved meanwhile is embedded after one
+        batch, not after the whole step."""
+        measure = getattr(self.embedder, "_lengths", None)
+        lengths = measure([t for _, t in items]) if measure else [len(t) for _, t in items]
+        items = [item for _, item in sorted(zip(lengths, items), key=lambda li: li[0])]
+        size = max(1, int(getattr(self.embedder, "batch_size", 0) or self.batch))
+        fresh: dict = {}
+        for start in range(0, len(items), size):
+            part = items[start:start + size]
+            fresh.update(zip((k for k, _ in part), self.embedder.encode([t for _, t in part])))
+            if stop is not None and start + size < len(items) and stop():
+                break
+        return fresh
 
     def drain(self, budget_s: float = 1e9) -> int:
         """Embed until nothing is missing or the time budget is spent."""

@@ -205,13 +205,17 @@ class Store:
          .when_not_matched_insert_all().execute(data))
 
     # -- files -------------------------------------------------------------
-    def file_records(self, realm: str | None = None, repo: str | None = None) -> dict[str, FileRecord]:
-        """Records keyed by repo-relative path (when repo given) or by key."""
+    def file_records(self, realm: str | None = None, repo: str | None = None,
+                     paths: list[str] | None = None) -> dict[str, FileRecord]:
+        """Records keyed by repo-relative path (when repo given) or by key;
+        ``paths``: only these (a save's batch reads its files, not the repo's)."""
         where = []
         if realm is not None:
             where.append(f"realm = {_sql(realm)}")
         if repo is not None:
             where.append(f"repo = {_sql(repo)}")
+        if paths is not None:
+            where.append(_in_list("path", paths) if paths else "false")
         with self.lock.read():
             table = self._scan(self.files, " AND ".join(where) or None)
         out = {}

@@ -1,0 +1,63 @@
+"""A file saved while the embed stage works through a backlog waits for one
+embedder batch, not for the whole step (real LanceDB, the hash embedder)."""
+
+from __future__ import annotations
+
+from testlib import settings_with_realm
+
+from indexd.enrich.embedder import HashEmbedder
+from indexd.enrich.vectors import VectorStage
+from indexd.pipeline import Indexer
+
+BACKLOG = "".join(f"def backlog_fn_{i}(x):\n    return x + {i}\n\n\n" for i in range(100))
+SAVED = 'def freshly_saved_gadget(x):\n    """Turn a gadget on."""\n    return x\n'
+
+
+class SaveDuringFirstBatch(HashEmbedder):
+    """The hash embedder; during its first batch the user saves a file."""
+
+    batch_size = 8
+
+    def __init__(self, on_first):
+        super().__init__()
+        self.on_first = on_first
+        self.batches: list[int] = []
+
+    def encode(self, texts):
+        self.batches.append(len(texts))
+        if self.on_first is not None:
+            hook, self.on_first = self.on_first, None
+            hook()
+        return super().encode(texts)
+
+
+def test_a_saved_file_is_embedded_after_one_batch_of_the_backlog(git_repo, make_store):
+    git_repo.write("backlog.py", BACKLOG)
+    git_repo.commit("base")
+    settings = settings_with_realm("work", git_repo.path)
+    store = make_store(settings)
+    indexer = Indexer(settings, store)
+    indexer.index()
+    backlog = store.count_missing_vectors()
+    assert backlog > 100
+
+    def save():   # what the engine does after the save's batch
+        git_repo.write("saved.py", SAVED)
+        indexer.index()
+        records = store.file_records(realm="work", repo=str(git_repo.path))
+        stage.prioritize([records["saved.py"].key])
+
+    embedder = SaveDuringFirstBatch(save)
+    store.switch_model(embedder.model_id, embedder.dim)
+    stage = VectorStage(store, embedder, batch=8)   # a step takes 32 rows
+    first = stage.step()
+    # The backlog step stopped at the batch boundary: one batch stored, not 32.
+    assert first == 8 and embedder.batches == [8]
+    saved_key = store.file_records(realm="work", repo=str(git_repo.path))["saved.py"].key
+    assert store.rows_needing_vectors(10, file_keys=[saved_key])
+    assert stage.priority_done_at is None
+
+    stage.step()
+    assert store.rows_needing_vectors(10, file_keys=[saved_key]) == []
+    assert stage.priority_done_at is not None
+    assert store.count_missing_vectors() >= backlog - 8 - 4 * 8   # the backlog is still there
