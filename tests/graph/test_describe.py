@@ -45,3 +45,34 @@ def test_same_base_name_uses_paths():
     e = Edge("imports", "/r", "a/util.py", None, "/r", "b/util.py", None, 1, "resolved",
              realm="r")
     assert evidence_sentence("a/util.py", "b/util.py", [e]) == "a/util.py imports b/util.py."
+
+
+def _edge(kind, dst_symbol, line, how="resolved", src="a.py", dst="b.py"):
+    from indexd.graph.model import Edge
+
+    return Edge(kind, "/r", src, None, "/r", dst, dst_symbol, line, how, realm="r")
+
+
+def test_a_name_match_only_pair_is_hedged_and_says_where():
+    edges = [_edge("calls", "encode", n, how="name_match") for n in (3, 7, 9)]
+    assert evidence_sentence("model.py", "text.py", edges) == (
+        "model.py calls encode 3 times in text.py (matched by name only).")
+
+
+def test_a_test_file_tests_rather_than_calls_and_no_name_is_said_twice():
+    edges = [_edge("imports", None, 1), _edge("references", "parse", 1),
+             _edge("calls", "parse", 5), _edge("tests", "parse", 5),
+             _edge("references", "parse", 8), _edge("references", "Token", 9)]
+    assert evidence_sentence("tests/test_b.py", "b.py", edges) == (
+        "test_b.py imports parse from b.py, tests parse and uses Token.")
+
+
+def test_pairs_only_a_name_agrees_on_are_not_among_the_strongest(tree):
+    repo = tree("proj", {"lib.py": "def encode(x):\n    return x\n",
+                         "user.py": "def run(s):\n    return s.encode()\n"})
+    g = build("r", repo)
+    user = ("r", repo.as_posix(), "user.py")
+    from indexd.graph.describe import pair_edges
+
+    assert [e.how for es in pair_edges(g, user).values() for e in es] == ["name_match"]
+    assert strongest(g, user, "out") == []
