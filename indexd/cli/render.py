@@ -35,6 +35,8 @@ def search(result: dict) -> None:
         print(f"{where} {_c('36', hit['kind'])} {_c('1', name)}".rstrip() + tail)
         if hit.get("snippet"):
             print("    " + dim(hit["snippet"]))
+        if hit.get("kind") == "file" and hit.get("summary") and hit["summary"] != hit.get("snippet"):
+            print("    " + hit["summary"])
         if hit.get("context"):
             for line in hit["context"].splitlines():
                 print("    " + line)
@@ -251,6 +253,10 @@ def impact(result: dict) -> None:
                 print(f"    {_c('35', _where(i))} {dim(score)}")
                 if i.get("via"):
                     print("      " + dim(_via(i["via"])))
+                said = next((v["describe"] for v in i.get("via") or [] if v.get("describe")), "")
+                for words in (i.get("summary"), said):   # what it is, how it uses the target
+                    if words:
+                        print("      " + words)
             _more(result, bucket, len(group), distance, indent="    ")
     walk = result.get("walk") or {}
     if walk.get("exhaustive") is False:

@@ -212,6 +212,11 @@ def test_without_a_model_summaries_and_evidence_everywhere(git_repo, daemon):
     assert out["uses"][0]["path"] == "blueprints.py"
     text = run_cli("summary", git_repo.path / "app.py", env=d.env, check=True).stdout
     assert "The web app" in text and "app.py imports Blueprint" in text
+    text = run_cli("impact", git_repo.path / "blueprints.py", env=d.env, check=True).stdout
+    assert "      app.py imports Blueprint from blueprints.py" in text
+    assert "      The web app: builds it from its blueprints." in text
+    text = run_cli("search", "blueprints", "--kind", "file", env=d.env, check=True).stdout
+    assert "    Route groups for the web app. Defines class Blueprint" in text
 
 
 def test_rest_and_the_offline_cli_answer_summary(git_repo, daemon):
