@@ -49,6 +49,9 @@ _RULE_RE = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 # List items and block quotes: a setext underline below them is a rule, not
 # a heading, so they never open a paragraph that could become one.
 _CONTAINER_RE = re.compile(r"^ {0,3}(?:(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)|>)")
+# An HTML comment block (CommonMark 4.6, type 2) runs to the line holding '-->';
+# it is not rendered, so its headings and links are not the page's.
+_COMMENT_RE = re.compile(r"^ {0,3}<!--")
 
 # Links. Possessive quantifiers (Python 3.11+) keep these linear on
 # pathological input such as long runs of brackets or spaces.
@@ -201,13 +204,14 @@ def _scan_blocks(lines: list[str], first: int,
                  deadline: Deadline = NO_DEADLINE) -> tuple[list[_Heading], list[str]]:
     """Find headings and classify every line.
 
-    kinds[i] is one of: front, code, blank, heading, rule, text.
+    kinds[i] is one of: front, code, comment, blank, heading, rule, text.
     """
     kinds = ["front"] * len(lines)
     headings: list[_Heading] = []
     fence: tuple[str, int] | None = None
     para: int | None = None          # first line of the open paragraph
     container = False                # inside a list item / quote until a blank line
+    comment = False                  # inside an HTML comment block
     for i in range(first, len(lines)):
         deadline.every(i)
         line = lines[i]
@@ -215,6 +219,9 @@ def _scan_blocks(lines: list[str], first: int,
             kinds[i] = "code"
             if _closes_fence(line, fence):
                 fence = None
+            continue
+        if comment or _COMMENT_RE.match(line):
+            kinds[i], para, comment = "comment", None, "-->" not in line
             continue
         m = _FENCE_RE.match(line)
         if m and not (m.group(1)[0] == "`" and "`" in m.group(2)):
@@ -418,7 +425,7 @@ def _links(lines, kinds, path, anchors, exists, deadline: Deadline) -> list[Link
         deadline.every(i)
         if kind not in ("text", "heading") or not any(c in line for c in "[<:"):
             continue
-        for target, text, forced in _line_links(_mask_code_spans(line)):
+        for target, text, forced in _line_links(_mask_comments(_mask_code_spans(line))):
             lk = forced or classify_target(target)
             out.append(Link(line=i + 1, target=target, kind=lk, text=text,
                             broken=_is_broken(lk, target, path, anchors, exists)))
@@ -441,6 +448,20 @@ def _code_span_refs(lines, kinds) -> list[Reference]:
             if len(text) <= 200 and (_SPAN_NAME_RE.match(text) or _SPAN_PATH_RE.match(text)):
                 out.append(Reference(name=text.removesuffix("()"), kind="code_span", line=i + 1))
     return out
+
+
+def _mask_comments(line: str) -> str:
+    """Blank out inline <!-- comments --> (same length); find() keeps it linear."""
+    parts, pos = [], 0
+    start = line.find("<!--")
+    while start >= 0:
+        end = line.find("-->", start + 2)  # '<!-->' is a whole (empty) comment
+        if end < 0:
+            break
+        parts += [line[pos:start], " " * (end + 3 - start)]
+        pos = end + 3
+        start = line.find("<!--", pos)
+    return "".join(parts) + line[pos:] if parts else line
 
 
 def _mask_code_spans(line: str) -> str:

@@ -266,3 +266,38 @@ def test_long_sections_are_chunked_for_embedding():
     assert "Paragraph 29" in parts[-1].body
     # overlap: each chunk starts with the tail of the previous one
     assert all(e.start_line < 63 for e in parts)
+
+
+# -- CommonMark corrections found by the markdown-it-py comparison (bench/markdown_swap.py) --
+
+# attrs docs/index.md: a cog script in an HTML comment, with a '#' comment line and an
+# f-string <img src> inside; the comment is not rendered (CommonMark 4.6, HTML block type 2).
+COG_COMMENT = """\
+# *attrs*: Classes Without Boilerplate
+
+Release **{sub-ref}`release`**  ([What's new?](changelog.md))
+
+<!-- [[[cog
+# This is mainly called from RTD's pre_build job!
+
+for sponsor in sponsors:
+      print(f'<a href="{sponsor["url"]}"><img src="_static/sponsors/{sponsor["img"]}" /></a>')
+]]] -->
+<a href="https://www.variomedia.de/"><img src="_static/sponsors/Variomedia.svg" /></a>
+<!-- [[[end]]] -->
+
+## Getting Started
+
+Read [the overview](overview.md). <!-- [old link](gone.md) -->
+"""
+
+
+def test_html_comments_hide_headings_and_links():
+    r = extract_markdown(COG_COMMENT, "docs/index.md", exists=lambda p: False)
+    assert r.error is None
+    got = [(e.qualname, e.level, e.start_line, e.end_line) for e in r.entries]
+    assert got == [("attrs: Classes Without Boilerplate", 1, 1, 16),
+                   ("attrs: Classes Without Boilerplate > Getting Started", 2, 14, 16)]
+    assert [(ln.line, ln.target) for ln in r.links] == [
+        (3, "changelog.md"), (11, "https://www.variomedia.de/"),
+        (11, "_static/sponsors/Variomedia.svg"), (16, "overview.md")]

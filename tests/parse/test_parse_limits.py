@@ -49,6 +49,15 @@ def test_markdown_section_of_200k_lines_scales_linearly():
     assert_scales_linearly(one_long_section, 100_000, "markdown")
 
 
+@pytest.mark.parametrize("make", [
+    lambda n: "Text <!-- note --> " * n + "\n",     # many inline comments on one line
+    lambda n: "-->" + "<!-- " * n + "\n",            # openers that never close
+    lambda n: "<!--\n" + "# not a heading\n" * n,    # an unclosed comment block
+], ids=["inline", "unclosed-inline", "unclosed-block"])
+def test_markdown_html_comments_scale_linearly(make):
+    assert_scales_linearly(make, 50_000, "markdown")
+
+
 def own_first_words(body: str) -> tuple[str, ...]:
     """Where a chunk's own text may start: at its head, or after the overlap with the
     previous chunk, which the chunker separates from the chunk's own text by a blank line."""
