@@ -288,6 +288,8 @@ def _python_targets(index, f, name, receiver, where, scope: Scope, local,
             return "inferred", []
         hits = _class_member(index, f, scope, cls, name, skip_own=receiver != "self"
                              and receiver != "cls")
+        if receiver in SELF_RECEIVERS:    # a subclass instance runs its own override
+            hits = hits + [h for h in _overrides(index, f, cls, name) if h not in hits]
         return "inferred", hits
     if receiver is not None:
         hits = _receiver_targets(index, f, name, receiver, scope, local)
@@ -356,6 +358,54 @@ def _walk_bases(index, f, scope: Scope, cls: str, name: str, skip_own: bool) -> 
             if other is not None:
                 todo.append((other, here_scope if other is here else None, base))
     return []
+
+
+def _overrides(index, f, cls: str, name: str) -> list[tuple]:
+    """``name`` defined by subclasses of ``f``'s class ``cls``, anywhere in the realm:
+    what ``self.name()`` in ``cls`` runs on their instances (class hierarchy analysis).
+    Only files defining ``name`` are looked at, so the answer depends on the ``name``
+    key the caller already wants: a new or removed override recomputes the user."""
+    key = ("overrides", f.repo, f.path, cls, name)
+    if key not in index.memo:
+        target, out = (f.repo, f.path, cls), []
+        for repo, path in sorted(index.defs_by_name.get(name, ())):
+            other = index.files.get((repo, path))
+            for d in _code_defs(index, repo, path, name) if other is not None else ():
+                owner = d.qualname.rpartition(".")[0]
+                if (owner and owner in _class_quals(index, other)
+                        and (repo, path, owner) != target
+                        and _derives(index, other, owner, target)):
+                    out.append((repo, path, d.qualname))
+        index.memo[key] = out
+    return index.memo[key]
+
+
+def _derives(index, f, cls: str, target: tuple) -> bool:
+    """Does ``f``'s class ``cls`` have ``target`` (repo, path, qualname) among its bases,
+    followed through each file's imports (as ``_walk_bases``)?"""
+    todo, seen = [(f, cls)], set()
+    while todo and len(seen) < MRO_DEPTH * 4:
+        here, qual = todo.pop(0)
+        if (here.repo, here.path, qual) in seen:
+            continue
+        seen.add((here.repo, here.path, qual))
+        key = ("bases", here.repo, here.path, qual)
+        if key not in index.memo:
+            index.memo[key] = _bases(index, here, _other_scope(index, here), qual)
+        for base in index.memo[key]:
+            if base == target:
+                return True
+            other = index.files.get(base[:2])
+            if other is not None:
+                todo.append((other, base[2]))
+    return False
+
+
+def _class_quals(index, f) -> set[str]:
+    key = ("class_quals", f.repo, f.path)
+    if key not in index.memo:
+        index.memo[key] = {d.qualname for d in f.defs if d.kind == "class"}
+    return index.memo[key]
 
 
 def _other_scope(index, other) -> Scope:
