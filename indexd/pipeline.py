@@ -27,6 +27,7 @@ from pathlib import Path
 from .config import Settings
 from .model import FAILED, INDEXED, SKIP_SECRET, SKIPPED, FileRecord, file_key
 from .parse import detect_language, parse_source
+from .parse.code import take_clock
 from .procs import die_with_parent
 from .scan.listing import RepoRules
 from .scan.reader import Skip, read_source, stat_key
@@ -106,7 +107,7 @@ class Plan:
     seconds: tuple = (0.0, 0.0)        # (wall, CPU) spent planning
 
 
-WORKER_STAGES = ("read", "parse", "rows")
+WORKER_STAGES = ("read", "tree_sitter", "query", "extract", "rows")
 
 
 @dataclass
@@ -115,9 +116,11 @@ class Stages:
 
     ``wall``: time this process spent in the stage. ``cpu``: CPU seconds,
     this process's for its own stages, summed over the workers for the
-    worker stages (read = stat, read, hash, secrets, decode; parse =
-    tree-sitter or the other parsers; rows = row building and packing),
-    whose wall time is the writer's ``workers`` stage (waiting for them).
+    worker stages (read = stat, read, hash, secrets, decode; tree_sitter =
+    its parse; query = its query matches, Python objects included; extract =
+    entries and references from the matches, and the markdown, config and
+    text parsers; rows = row building and packing), whose wall time is the
+    writer's ``workers`` stage (waiting for them).
     """
 
     wall: Counter = field(default_factory=Counter)
@@ -137,9 +140,9 @@ class Stages:
             self.cpu[name] += seconds
 
     def to_json(self) -> dict:
-        names = [n for n in ("plan", *WORKER_STAGES, "workers", "store", "fts")
+        names = [n for n in ("plan", *WORKER_STAGES, "workers", "store", "fts", "compact")
                  if n in self.wall or n in self.cpu]
-        names += sorted(set(self.wall) | set(self.cpu) - set(names))
+        names += sorted((set(self.wall) | set(self.cpu)) - set(names))
         return {n: {"wall_s": round(self.wall[n], 3) if n in self.wall else None,
                     "cpu_s": round(self.cpu[n], 3)} for n in names}
 
@@ -197,16 +200,19 @@ def process_file(job: Job, packed: bool = False) -> Outcome:
         return (root / rel).exists()
 
     read_at = time.thread_time()
+    take_clock()
     result = parse_source(job.path, src.text, language, exists)
     parsed_at = time.thread_time()
+    tree_sitter, query = take_clock()
     rec = replace(rec, status=FAILED if result.error else INDEXED,
                   reason="; ".join(r for r in (src.redacted, result.error) if r))
     rows = entry_rows(rec, result, src.text, job.summaries)
     rec = replace(rec, entries=len(rows))
     write = (FileWrite(rec, [], [], packed=pack(rows, link_columns(result))) if packed
              else FileWrite(rec, rows, link_rows(rec, result)))
-    return Outcome(record=rec, write=write, cpu=(read_at - started, parsed_at - read_at,
-                                                 time.thread_time() - parsed_at))
+    extract = parsed_at - read_at - tree_sitter - query
+    return Outcome(record=rec, write=write, cpu=(read_at - started, tree_sitter, query,
+                                                 extract, time.thread_time() - parsed_at))
 
 
 def _dropped_for_a_secret_value(rec: FileRecord) -> bool:

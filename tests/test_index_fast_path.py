@@ -114,15 +114,17 @@ def test_one_shot_done_event_has_the_stage_breakdown(git_repo):
     proc = run_cli("index", "--json", "--no-embed", tool="indexd", check=True)
     done = json.loads(proc.stdout.strip().splitlines()[-1])
     stages = done["stages"]
-    assert {"plan", "read", "parse", "rows", "workers", "store", "fts", "compact"} <= set(stages)
-    assert stages["parse"]["cpu_s"] > 0 and stages["parse"]["wall_s"] is None   # in workers
+    assert {"plan", "read", "tree_sitter", "query", "extract", "rows", "workers", "store", "fts",
+            "compact"} <= set(stages)
+    for name in ("read", "tree_sitter", "query", "extract", "rows"):   # in the workers
+        assert stages[name]["cpu_s"] > 0 and stages[name]["wall_s"] is None, (name, stages)
     assert stages["store"]["wall_s"] > 0
     assert sum(s["wall_s"] or 0 for s in stages.values()) <= done["seconds"] + \
         stages["plan"]["wall_s"] + stages["compact"]["wall_s"] + 0.5
 
     again = json.loads(run_cli("index", "--json", "--no-embed", tool="indexd",
                                check=True).stdout.strip().splitlines()[-1])
-    assert again["parsed"] == 0 and "parse" not in again["stages"], again["stages"]
+    assert again["parsed"] == 0 and "tree_sitter" not in again["stages"], again["stages"]
 
 
 def test_started_workers_are_gone_when_a_run_fails(git_repo, make_store, monkeypatch,
