@@ -13,7 +13,10 @@ names imported from a resolved module, the file's own definitions, then (Python)
 imported or local class, names of star-imported modules, and functions nested in
 an enclosing function of the use. ``self.x()``, ``cls.x()`` and ``super().x()``
 reach the method of the enclosing class or of its bases (resolved through each
-file's imports) as "inferred". A call on a variable or ``self.attr`` whose class
+file's imports) as "inferred"; ``self.x()``/``cls.x()`` also reach the overrides of
+``x`` in the class's subclasses anywhere in the realm (what runs on a subclass
+instance: click's ``BaseCommand.make_context`` -> ``Command.parse_args``), "inferred"
+too, and ``super().x()`` only the bases. A call on a variable or ``self.attr`` whose class
 its bindings give (``app = App()``, ``def f(app: App)``, ``a = make()`` with
 ``make() -> App``, ``self.x = X()``: graph/types.py) reaches that class's method
 the same way, "inferred". A call on any other receiver (an untyped variable, a
