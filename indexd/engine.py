@@ -284,6 +284,7 @@ class Engine:
                 "answers_from": "memory" if hot else "table"}
 
     def _build_hot_indexes(self) -> None:
+        self.store.ensure_key_indexes()   # a save's deletes find its rows by index
         try:
             self.store.build_text_index()
         except Exception as exc:  # noqa: BLE001 - the table's own FTS still answers
@@ -420,6 +421,8 @@ class Engine:
             timing.mark("embed_queued")
             self._update_graph(report, bool(rescans), rebuild=bool(purged))
             timing.mark("graph")
+            if report.parsed:   # ~1 ms when they exist; a first start's tables were empty
+                self.store.ensure_key_indexes()
             self.error_state = None
             timing.mark("done")
             report_json = report.to_json()
@@ -482,6 +485,7 @@ class Engine:
                 self.store.optimize()
             dropped = self.store.purge_cache(VECTOR_CACHE_ROWS)
             self.store.ensure_fts()
+            self.store.ensure_key_indexes()   # a purge's rewrite dropped them
             self._stats_cache = None
         except Exception as exc:  # noqa: BLE001 - upkeep retries next time
             log.warning("store upkeep failed: %s", exc)

@@ -107,6 +107,7 @@ def _in_list(column: str, values) -> str:
     return f"{column} IN ({', '.join(_sql(v) for v in values)})"
 
 
+KEY_INDEXES = (("entries", "file_key"), ("links", "file_key"))
 WRITER_HOT_OPS = ("replace_files", "delete_files", "delete_repo")
 
 
@@ -455,6 +456,24 @@ class Store:
                 # The rows are stored; unindexed rows are still searched (flat
                 # scan), so a failed build is retried later, not fatal.
                 log.warning("fts index build failed, will retry: %s", exc)
+
+    def ensure_key_indexes(self) -> None:
+        """BTREE indexes on the columns a file's rows are replaced by (the daemon
+        calls this; a one-shot does not pay for them). Without one, deleting a
+        saved file's links scanned every link row: 161 ms (31 ms CPU) on the
+        stdlib's 810k links at load 15, 11 ms (3 ms CPU) with it. Rows added
+        later are scanned until compaction (``optimize``) folds them in."""
+        with self._index_lock, self.lock.write():
+            for name, column in KEY_INDEXES:
+                table = getattr(self, name)
+                try:
+                    if any(column in idx.columns for idx in table.list_indices()):
+                        continue
+                    if table.count_rows():
+                        table.create_scalar_index(column, index_type="BTREE")
+                except (OSError, RuntimeError, ValueError) as exc:
+                    # Deletes still work (a scan); retried at the next upkeep.
+                    log.warning("key index on %s.%s not built: %s", name, column, exc)
 
     def _fts_stats(self):
         try:

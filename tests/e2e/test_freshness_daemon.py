@@ -87,3 +87,28 @@ def test_a_saved_file_is_found_by_meaning_while_a_big_backlog_embeds(git_repo, d
     status = d.call("status")
     assert status["queues"]["embed"] > BACKLOG_FILES * FUNCTIONS_PER_FILE // 4, status["queues"]
     assert "embedded" in status["last_batch"]["timing"]["ms"]
+
+
+def test_a_saved_file_replaces_its_links_through_the_key_indexes(git_repo, daemon, indexd_home):
+    from indexd.config import load_settings
+    from indexd.store import Store
+
+    git_repo.write("lib.py", "import sys\n\n\ndef argv():\n    return sys.argv\n")
+    d = _ready(git_repo, daemon)
+    store = Store(load_settings(env={"INDEXD_HOME": str(indexd_home)}).paths.store_dir)
+    indexed = {(t, tuple(i.columns)) for t in ("entries", "links")
+               for i in getattr(store, t).list_indices()}
+    assert {("entries", ("file_key",)), ("links", ("file_key",))} <= indexed
+
+    git_repo.write("app.py", "import os\n\n\ndef existing_handler():\n    return os.sep\n")
+    wait_until(lambda: d.call("status", sync=True)["last_batch"]["parsed"] == 1
+               and _link_targets(store, "app.py") >= {"os"}, timeout=30, what="the first save")
+    git_repo.write("app.py", "import json\n\n\ndef existing_handler():\n    return json.dumps(1)\n")
+    wait_until(lambda: "json" in _link_targets(store, "app.py"), timeout=30, what="the second save")
+    assert "os" not in _link_targets(store, "app.py")      # the old rows are gone, not shadowed
+    assert store.count("entries", "path = 'app.py'") == 2   # file + function, once each
+
+
+def _link_targets(store, path: str) -> set[str]:
+    rows = store._scan(store.links, f"path = '{path}'", ["target", "module"]).to_pylist()
+    return {r["target"] for r in rows} | {r["module"] for r in rows if r["module"]}
