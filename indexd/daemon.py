@@ -141,12 +141,12 @@ async def _serve(settings: Settings, http: str | None, embed: bool,
         return 1
     api = None
     if http:
-        from .server import http_api
+        from .server import http_api, rest_app
 
         try:
             host, port = http_api.parse_http_address(http)
             token = http_api.load_or_create_token(settings)
-            api = http_api.HttpApi(methods, host, port, token, allow_remote=http_allow_remote)
+            api = rest_app.RestApi(methods, host, port, token, allow_remote=http_allow_remote)
             await api.start()
         except IndexdError as exc:
             log.error("cannot serve http: %s", exc.message)

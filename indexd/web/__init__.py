@@ -1,6 +1,6 @@
 """The web UI: pages, their sign-in and their live status feed.
 
-Served by the REST server (`indexd.server.http_api`) next to ``/api/v1``;
+Served by the REST server (`indexd.server.rest_app`) next to ``/api/v1``;
 the pages are static files under ``static/`` that call the REST API from the
 browser, so every answer still comes from ``Methods.call``. This package owns
 the parts that are not JSON: static files with their security headers

@@ -59,19 +59,3 @@ class EventHub:
 def encode(event: str, params) -> bytes:
     # json.dumps writes no raw newlines, so the data stays one `data:` line.
     return f"event: {event}\ndata: {json.dumps(params, default=str)}\n\n".encode()
-
-
-async def relay(q: asyncio.Queue, writer: asyncio.StreamWriter, first: bytes,
-                heartbeat_s: float = HEARTBEAT_S) -> None:
-    """Write ``first`` and then each queued event until the client leaves."""
-    writer.write(first)
-    await writer.drain()
-    while not writer.is_closing():
-        try:
-            data = await asyncio.wait_for(q.get(), heartbeat_s)
-        except asyncio.TimeoutError:
-            data = b": keep-alive\n\n"
-        if data is None:
-            return
-        writer.write(data)
-        await writer.drain()

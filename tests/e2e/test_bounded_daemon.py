@@ -82,7 +82,8 @@ def test_refs_impact_changes_say_how_many_exist(tmp_path, daemon):
 def test_the_http_schemas_know_the_limit():
     """The OpenAPI tables and the REST /impact door take the same bounded limit
     the methods check (the REST route refused 'limit' as an unknown field)."""
-    from indexd.server.http_api import RPC_PARAMS, _schemas, impact_params
+    from indexd.server.openapi import RPC_PARAMS, _schemas
+    from indexd.server.rest_mapping import impact_params
     from indexd.server.methods import LIST_LIMIT, LIST_LIMIT_MAX
 
     for method in ("impact", "deps", "refs", "changes"):

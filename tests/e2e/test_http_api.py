@@ -92,7 +92,8 @@ class HttpDaemon:
 
 def req(d: HttpDaemon, method: str, path: str, body=None, token: str | None = "",
          raw: bytes | None = None, headers: dict | None = None):
-    """One request on a fresh connection -> (status, headers, parsed JSON)."""
+    """One request on a fresh connection -> (status, headers, parsed JSON). The
+    headers are looked up case-insensitively, as HTTP names are."""
     conn = http.client.HTTPConnection("127.0.0.1", d.port, timeout=60)
     try:
         hdrs = dict(headers or {})
@@ -106,7 +107,7 @@ def req(d: HttpDaemon, method: str, path: str, body=None, token: str | None = ""
         conn.request(method, "/api/v1" + path, body=data, headers=hdrs)
         resp = conn.getresponse()
         payload = resp.read()
-        return resp.status, dict(resp.getheaders()), json.loads(payload) if payload else None
+        return resp.status, resp.headers, json.loads(payload) if payload else None
     finally:
         conn.close()
 
@@ -470,7 +471,8 @@ def test_non_loopback_bind_is_refused_without_the_flag(indexd_home):
 
 def test_binding_rules_and_token_file_rules(indexd_home):
     from indexd.config import load_settings
-    from indexd.server.http_api import HttpApi, is_loopback, load_or_create_token, parse_http_address
+    from indexd.server.http_api import is_loopback, load_or_create_token, parse_http_address
+    from indexd.server.rest_app import RestApi as HttpApi
 
     for host in ("127.0.0.1", "127.0.0.2", "::1", "localhost"):
         assert is_loopback(host)
