@@ -94,10 +94,10 @@ class OnnxEmbedder(LocalModelEmbedder):
         self.model_id = model_id(name or self.path.name, weights, self.dim, self.max_tokens, limit)
 
     def _lengths(self, texts: list[str]) -> list[int]:
-        # Word-pieces after the cut, as the model sees them. Sorting by
-        # characters left 25% padding work in the daemon's 64-text steps of
-        # stdlib texts, by word-pieces 15% (docs/benchmarks.md, "Embed drain");
-        # tokenizing twice costs ~1% of a batch.
+        # Word-pieces after the cut, as the model sees them: ordered by
+        # characters, the daemon's 64-text steps of stdlib texts padded the
+        # attention work to 1.206x, by word-pieces to 1.131x (docs/decisions.md,
+        # "Embedding speed"); tokenizing twice costs ~1% of a batch.
         with self._counter_lock:
             return [len(e.ids) for e in self._counter.encode_batch(texts)]
 
