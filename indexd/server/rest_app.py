@@ -150,7 +150,10 @@ class RestApi:
         family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
         try:
             infos = socket.getaddrinfo(self.host, self.port, family, socket.SOCK_STREAM)
-            sock = socket.socket(infos[0][0], socket.SOCK_STREAM)
+            family, kind, proto = infos[0][:3]
+            # proto must say IPPROTO_TCP: asyncio turns Nagle off (TCP_NODELAY) only
+            # then, and with it on every answer waits ~40 ms on the client's delayed ACK.
+            sock = socket.socket(family, kind, proto)
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             sock.bind(infos[0][4])
             sock.listen(128)
