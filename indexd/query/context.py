@@ -40,8 +40,15 @@ from ..scan.reader import Skip, read_source
 
 BUDGET_DEFAULT = 4000
 BUDGET_MIN, BUDGET_MAX = 64, 200_000
-HITS_DEFAULT, HITS_MAX = 10, 50
+HITS_DEFAULT, HITS_MAX = 10, 50    # HITS_DEFAULT: the fewest seeds when hits is not given
+# Without ``hits`` the seeds grow with the budget: about as many hits as fill SEED_SHARE of
+# it as signatures; the candidates grow with it too (one per CANDIDATE_TOKENS, never under
+# MAX_CANDIDATES). Chosen on the train splits (docs/decisions.md): a fixed 10 hits and 40
+# candidates lost to the hits alone at 8k, where the pack hit the cap.
+SEED_SHARE = 0.5
+SIGNATURE_TOKENS = 40      # a signature view's typical count (bench/context_quality.py)
 MAX_CANDIDATES = 40
+CANDIDATE_TOKENS = 100
 BODY_SHARE = 0.6         # of the budget, for bodies in the first pass...
 BODY_FIRST = 8           # ...given to the first this many candidates only
 # A body longer than budget x this is taken not to fit and is not even counted: code
@@ -62,7 +69,7 @@ class ContextRequest:
     realm: str | None = None
     repo: str | None = None
     mode: str | None = None
-    hits: int = HITS_DEFAULT
+    hits: int | None = None      # None: grows with the budget (seed_hits)
     depth: int = 2
     graph: bool = True           # False: the hits alone (bench/context_quality.py's baseline)
 
@@ -88,17 +95,33 @@ class ContextRequest:
         return cls(query=query, files=tuple(files),
                    budget=_int(params, "budget", BUDGET_DEFAULT, BUDGET_MIN, BUDGET_MAX),
                    realm=params.get("realm"), repo=params.get("repo"), mode=params.get("mode"),
-                   hits=_int(params, "hits", HITS_DEFAULT, 1, HITS_MAX),
+                   hits=_int(params, "hits", None, 1, HITS_MAX),
                    depth=_int(params, "depth", 2, 1, 3), graph=params.get("graph", True))
 
+    @property
+    def seed_hits(self) -> int:
+        """The search hits asked for: ``hits``, or as many as fill SEED_SHARE of the budget
+        as signatures, within HITS_DEFAULT..HITS_MAX."""
+        if self.hits is not None:
+            return self.hits
+        return max(HITS_DEFAULT, min(HITS_MAX, int(self.budget * SEED_SHARE) // SIGNATURE_TOKENS))
+
+    @property
+    def max_candidates(self) -> int:
+        """A bigger budget holds more items: one candidate per CANDIDATE_TOKENS, at least
+        MAX_CANDIDATES, and never fewer than the hits asked for."""
+        return max(MAX_CANDIDATES, self.seed_hits, self.budget // CANDIDATE_TOKENS)
+
     def search_params(self) -> dict:
-        out = {"query": self.query, "limit": self.hits, "realm": self.realm, "repo": self.repo,
+        out = {"query": self.query, "limit": self.seed_hits, "realm": self.realm, "repo": self.repo,
                "mode": self.mode}
         return {k: v for k, v in out.items() if v is not None}
 
 
 def _int(params: dict, name: str, default: int, lo: int, hi: int) -> int:
     value = params.get(name, default)
+    if value is None and default is None:
+        return None
     if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
         hint = " (tokens)" if name == "budget" else ""
         raise InvalidParams(f"{name} must be an integer in {lo}..{hi}{hint}", {"param": name})
@@ -127,7 +150,8 @@ class Candidate:
         return (self.realm, self.repo, self.path, self.symbol)
 
 
-def candidates(hits: list[dict], nodes: list[dict], mode: str | None) -> list[Candidate]:
+def candidates(hits: list[dict], nodes: list[dict], mode: str | None,
+               limit: int = MAX_CANDIDATES) -> list[Candidate]:
     """The hits, then their symbol neighbours by PageRank (see the module docstring)."""
     score = {(n["realm"], n["repo"], n["path"], n["symbol"]): n["score"] for n in nodes}
     out: dict[tuple, Candidate] = {}
@@ -147,7 +171,7 @@ def candidates(hits: list[dict], nodes: list[dict], mode: str | None) -> list[Ca
     with_symbols = {c.key[:3] for c in out.values() if c.symbol is not None}
     ranked = [c for c in hits_first + rest
               if c.symbol is not None or c.key[:3] not in with_symbols]
-    return ranked[:MAX_CANDIDATES]
+    return ranked[:limit]
 
 
 # --- texts ------------------------------------------------------------------------
@@ -284,7 +308,7 @@ def item(c: Candidate, view: str, text: str, tokens: int) -> dict:
 def assemble(req: ContextRequest, hits: list[dict], nodes: list[dict], store, settings,
              counter, mode: str | None) -> dict:
     t0 = time.perf_counter()
-    cands = attach_rows(store, candidates(hits, nodes, mode))
+    cands = attach_rows(store, candidates(hits, nodes, mode, req.max_candidates))
     add_views(cands, SourceLines(settings), counter, req.budget)
     if cands and cands[0].views["signature"][1] > req.budget:
         # Not even the best hit's signature fits: its head, cut to the budget, is

@@ -141,7 +141,8 @@ SPECS: dict[str, Spec] = {
         Param("budget", "integer", "tokens (the embedding model's tokenizer)", default=4000,
               lo=64, hi=200_000, unit="tokens"),
         _REALM, _REPO, Param("mode", "string", enum=MODES),
-        Param("hits", "integer", "search hits that seed the graph", default=10, lo=1, hi=50),
+        Param("hits", "integer", "search hits that seed the graph (default: grows with the "
+                                 "budget, 10 to 50)", lo=1, hi=50),
         _depth(2, 3, "graph hops from the seeds"),
         Param("graph", "boolean", "false: the search hits alone, fitted alike", default=True),
         _SYNC, _TIMEOUT), closed=True),

@@ -264,3 +264,32 @@ def test_cli_context_without_a_daemon(git_repo):
     assert pack["daemon"] is None and pack["mode"] == "keyword" and pack["tokens"] <= 400
     assert keys(pack)[0] == ("app/retry.py", "backoff_delay")
     assert ("app/client.py", "fetch") in keys(pack)
+
+
+def test_seeds_and_items_grow_with_the_budget(git_repo, daemon):
+    """Without ``hits``, a bigger budget asks search for more hits and holds more items:
+    a fixed 10 seeds and 40 items left an 8k pack with fewer hits than the hits alone."""
+    for i in range(70):
+        git_repo.write(f"pkg/step_{i}.py",
+                       f"def backoff_step_{i}(attempt):\n"
+                       f'    """Backoff step {i}: wait before retrying attempt."""\n'
+                       "    return attempt\n")
+    git_repo.commit()
+    from testlib import settings_with_realm
+
+    settings_with_realm("work", git_repo.path)
+    d = daemon()
+    d.call("status", sync=True, timeout=60)
+
+    def hits(pack):
+        return sum(i["why"].startswith("search hit") for i in pack["items"])
+
+    ask = {"query": "backoff step before retrying", "mode": "keyword"}
+    small, big = d.call("context", budget=1000, **ask), d.call("context", budget=8000, **ask)
+    assert small["tokens"] <= 1000 and big["tokens"] <= 8000
+    assert hits(big) > hits(small) and hits(big) > 10, (hits(small), hits(big))
+    assert len(big["items"]) > 40 and big["candidates"] > 40
+    assert all(i["why"] for i in big["items"])
+    # hits given: that many seeds, whatever the budget
+    fixed = d.call("context", budget=8000, hits=5, **ask)
+    assert 0 < hits(fixed) <= 5
