@@ -5,8 +5,9 @@ the held-out split is what docs/benchmarks.md quotes) and every budget
 (``--budgets``, default 1000,3000,8000 tokens), the bench asks the daemon
 for two packs over the socket, in the same run:
 
-* **context** — the ``context`` method as shipped: the top 10 search hits,
-  then their graph neighbours by personalised PageRank, fitted to the budget;
+* **context** — the ``context`` method as shipped: the top search hits (as
+  many as the budget's default ``hits`` asks, 10 to 50), then their graph
+  neighbours by personalised PageRank, fitted to the budget;
 * **hits only** — the same method with ``graph: false`` and ``hits: 50``:
   the best search hits and nothing else, fitted to the same budget by the
   same code (signatures plus the best bodies), so only the graph differs.
@@ -216,7 +217,7 @@ def facts(args, rows, queries, note, err, load: tuple) -> list[str]:
         f"{platform.python_version()}",
         f"queries: {len(queries)} ({', '.join(f'{v} {k}' for k, v in kinds.items() if v)}) from "
         f"{args.qs.path.relative_to(ROOT)}, realm {args.realm}; index: {note}",
-        f"context: the method's defaults (hits 10, depth 2, hybrid search); hits only: "
+        f"context: the method's defaults (hits by budget, depth 2, hybrid search); hits only: "
         f"graph false, hits {BASELINE_HITS}; both fitted by the same code; tokens: "
         f"{rows[0]['tokenizer'] if rows else '?'}",
         f"estimate ceil(chars/4) vs the tokenizer on {err['texts']} item texts: median error "

@@ -7,8 +7,9 @@ top hit), and ranks the neighbourhood by personalised PageRank
 
 * ``ContextRequest``: the params, validated;
 * ``candidates``: the search hits in search order, then their symbol
-  neighbours by PageRank, at most ``MAX_CANDIDATES`` (other orders measured:
-  docs/decisions.md); files the graph reaches without a symbol rank but are
+  neighbours by PageRank, at most ``ContextRequest.max_candidates`` (other
+  orders measured: docs/decisions.md); without ``hits`` the hits asked for
+  and the cap grow with the budget (``seed_hits``); files the graph reaches without a symbol rank but are
   not items, and a file hit gives way to the file's symbols when any is a
   candidate;
 * ``assemble``: each candidate's two views, a *signature* (the indexed
