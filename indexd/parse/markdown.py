@@ -54,15 +54,20 @@ _CONTAINER_RE = re.compile(r"^ {0,3}(?:(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)|>)")
 _COMMENT_RE = re.compile(r"^ {0,3}<!--")
 
 # Links. Possessive quantifiers (Python 3.11+) keep these linear on
-# pathological input such as long runs of brackets or spaces.
+# pathological input such as long runs of brackets or spaces. An escaped '\[' opens
+# no link (and, were it tried, each of a line of '[\[\[...' would scan to the end).
 _INLINE_RE = re.compile(
-    r"""(!?)\[((?:[^\[\]\\]|\\.|\[(?:[^\[\]\\]|\\.)*+\])*+)\]
+    r"""(?<!\\)(!?)\[((?:[^\[\]\\]|\\.|\[(?:[^\[\]\\]|\\.)*+\])*+)\]
         \([ \t]*+
         (<[^<>\n]*>|(?:[^\s()\\]|\\.|\((?:[^\s()\\]|\\.)*+\))*+)
         (?:[ \t]++(?:"[^"]*"|'[^']*'|\([^()]*\)))?
         [ \t]*+\)""",
     re.X,
 )
+# A reference link (CommonMark 6.3): [text][label], [label][] or [label], a link only
+# when a definition names the label; same possessive shape as _INLINE_RE.
+_REF_RE = re.compile(
+    r"(?<!\\)(!?)\[((?:[^\[\]\\]|\\.|\[(?:[^\[\]\\]|\\.)*+\])*+)\](?:\[((?:[^\[\]\\]|\\.)*+)\])?")
 _REFDEF_RE = re.compile(r"^ {0,3}\[((?:[^\[\]\\]|\\.)+)\]:[ \t]*(<[^<>\n]*>|\S+)")
 _AUTOLINK_RE = re.compile(r"<([a-zA-Z][a-zA-Z0-9+.\-]{1,31}:[^\s<>]*)>")
 _EMAIL_AUTOLINK_RE = re.compile(r"<([\w.!#$%&'*+/=?^`{|}~\-]+@[\w\-]+(?:\.[\w\-]+)+)>")
@@ -80,6 +85,7 @@ _EM_STAR_RE = re.compile(r"(?<![\w*])\*(?=\S)(.+?)(?<=\S)\*(?![\w*])")
 _EM_UNDER_RE = re.compile(r"(?<![\w_])_(?=\S)(.+?)(?<=\S)_(?![\w_])")
 _STRIKE_RE = re.compile(r"~~(?=\S)(.+?)(?<=\S)~~")
 _ESCAPE_RE = re.compile(r"\\([!-/:-@\[-`{-~])")
+_MARKUP_RE = re.compile(r"[\[`<*_~\\]")  # a character any of the above needs
 _HTML_ID_RE = re.compile(r"<[a-zA-Z][^<>]*?\b(?:id|name)[ \t]*=[ \t]*[\"']([^\"']+)[\"']", re.I)
 
 
@@ -363,6 +369,8 @@ def _first_paragraph(lines, kinds, start: int, end: int) -> str:
 
 def _plain(text: str) -> str:
     """Heading source -> the text a reader sees (links, code, emphasis removed)."""
+    if not _MARKUP_RE.search(text):  # most link texts: skip the nine passes below
+        return " ".join(text.split())
     text = _LINK_TEXT_RE.sub(lambda m: m.group(1), text)
     parts: list[str] = []
     pos = 0
@@ -421,11 +429,12 @@ def _next_slug(slug: str, seen: dict[str, int]) -> str:
 
 def _links(lines, kinds, path, anchors, exists, deadline: Deadline) -> list[Link]:
     out: list[Link] = []
+    defs = _definitions(lines, kinds)
     for i, (line, kind) in enumerate(zip(lines, kinds)):
         deadline.every(i)
         if kind not in ("text", "heading") or not any(c in line for c in "[<:"):
             continue
-        for target, text, forced in _line_links(_mask_comments(_mask_code_spans(line))):
+        for target, text, forced in _line_links(_mask_comments(_mask_code_spans(line)), defs):
             lk = forced or classify_target(target)
             out.append(Link(line=i + 1, target=target, kind=lk, text=text,
                             broken=_is_broken(lk, target, path, anchors, exists)))
@@ -484,7 +493,22 @@ def _mask_code_spans(line: str) -> str:
     return "".join(chars)
 
 
-def _line_links(line: str) -> list[tuple[str, str, str | None]]:
+def _definitions(lines, kinds) -> dict[str, str]:
+    """Normalized label -> target of every reference definition; the first one wins."""
+    defs: dict[str, str] = {}
+    for line, kind in zip(lines, kinds):
+        m = _REFDEF_RE.match(line) if kind == "text" and "]:" in line else None
+        if m and not m.group(1).startswith("^"):
+            defs.setdefault(_label(m.group(1)), m.group(2))
+    return defs
+
+
+def _label(text: str) -> str:
+    """Labels match case-insensitively, with runs of white space as one space."""
+    return " ".join(text.split()).casefold()
+
+
+def _line_links(line: str, defs: dict[str, str] | None = None) -> list[tuple[str, str, str | None]]:
     """(target, text, forced kind) for every link on one line, left to right."""
     found: list[tuple[int, str, str, str | None]] = []
 
@@ -505,7 +529,18 @@ def _line_links(line: str) -> list[tuple[str, str, str | None]]:
     if m and not m.group(1).startswith("^"):  # [^1]: is a footnote, not a link
         take(m.start(2), m.group(2), m.group(1))
         line = line[:m.start()] + " " * (m.end() - m.start()) + line[m.end():]
+    def reference(m: re.Match, base: int = 0) -> str:
+        target = defs.get(_label(m.group(3) or m.group(2)))
+        for inner in _REF_RE.finditer(m.group(2)):  # [![badge][img]][link], [x [label]]
+            reference(inner, base + m.start(2))
+        if target is None:
+            return m.group(0)
+        take(base + m.start(), target, _plain(m.group(2)))
+        return " " * len(m.group(0))
+
     line = _INLINE_RE.sub(inline, line)
+    if defs and "[" in line:
+        line = _REF_RE.sub(reference, line)
     line = _AUTOLINK_RE.sub(lambda m: _taken(take, m, "url"), line)
     line = _EMAIL_AUTOLINK_RE.sub(lambda m: _taken(take, m, "url"), line)
     line = _HTML_ATTR_RE.sub(lambda m: _taken(take, m, None), line)

@@ -301,3 +301,35 @@ def test_html_comments_hide_headings_and_links():
     assert [(ln.line, ln.target) for ln in r.links] == [
         (3, "changelog.md"), (11, "https://www.variomedia.de/"),
         (11, "_static/sponsors/Variomedia.svg"), (16, "overview.md")]
+
+
+# attrs .github/CODE_OF_CONDUCT.md and docs/types.md: full [text][label], collapsed
+# [label][] and shortcut [label] references, resolved through the definitions at the end
+# (CommonMark 6.3); a [label] nothing defines and a footnote [^1] are text.
+REFERENCE_LINKS = """\
+## Attribution
+
+This Code of Conduct is adapted from the [Contributor Covenant][homepage],
+version 2.1, available at
+[https://www.contributor-covenant.org/version/2/1/code_of_conduct.html][v2.1].
+
+Tools like [Mypy], [*pytype*], or [Pyright][] support *attrs* [^1], unlike [other].
+
+[homepage]: https://www.contributor-covenant.org
+[v2.1]: https://www.contributor-covenant.org/version/2/1/code_of_conduct.html
+[mypy]: http://mypy-lang.org
+[*pytype*]: https://google.github.io/pytype/
+[Pyright]: https://github.com/microsoft/pyright
+"""
+
+
+def test_reference_links_resolve_through_their_definitions():
+    r = extract_markdown(REFERENCE_LINKS, "CODE_OF_CONDUCT.md", exists=lambda p: False)
+    assert [(ln.line, ln.kind, ln.target, ln.text) for ln in r.links][:5] == [
+        (3, "url", "https://www.contributor-covenant.org", "Contributor Covenant"),
+        (5, "url", "https://www.contributor-covenant.org/version/2/1/code_of_conduct.html",
+         "https://www.contributor-covenant.org/version/2/1/code_of_conduct.html"),
+        (7, "url", "http://mypy-lang.org", "Mypy"),
+        (7, "url", "https://google.github.io/pytype/", "pytype"),
+        (7, "url", "https://github.com/microsoft/pyright", "Pyright")]
+    assert [ln.line for ln in r.links][5:] == [9, 10, 11, 12, 13]  # the definitions

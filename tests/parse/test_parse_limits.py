@@ -58,6 +58,19 @@ def test_markdown_html_comments_scale_linearly(make):
     assert_scales_linearly(make, 50_000, "markdown")
 
 
+DEFINED = "[a]: https://example.org\n\n"  # reference links are looked for only with one
+
+
+@pytest.mark.parametrize("make", [
+    lambda n: DEFINED + "[a] " * n + "\n",          # shortcut references, all links
+    lambda n: DEFINED + "[x][" * n + "\n",          # full references never closed
+    lambda n: DEFINED + "[\\" * n + "\n",          # escaped brackets: no link opens
+    lambda n: "[\\" * n + "](x\n",                 # ... nor an inline one
+], ids=["shortcut", "unclosed-full", "escaped-ref", "escaped-inline"])
+def test_markdown_reference_links_scale_linearly(make):
+    assert_scales_linearly(make, 10_000, "markdown")
+
+
 def own_first_words(body: str) -> tuple[str, ...]:
     """Where a chunk's own text may start: at its head, or after the overlap with the
     previous chunk, which the chunker separates from the chunk's own text by a blank line."""
