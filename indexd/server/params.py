@@ -12,7 +12,8 @@ questions, so they cannot drift apart:
 Handlers keep their own checks of meaning (a path inside a realm, one of
 since/staged/targets); types, bounds and required names live here. ``None``
 counts as absent, as the handlers have always read it. Pure: imports only
-errors and the graph's edge kinds, never the store or the engine.
+errors, the graph's edge kinds and the query modules' bounds, never the store
+or the engine.
 """
 
 from __future__ import annotations
@@ -21,12 +22,14 @@ from dataclasses import dataclass
 
 from ..errors import InvalidParams
 from ..graph.model import EDGE_KINDS
+# Bounds owned by the modules that use them, imported so the two cannot drift apart.
+from ..query.context import BUDGET_DEFAULT, BUDGET_MAX, BUDGET_MIN, HITS_MAX
+from ..query.search import MAX_LIMIT as SEARCH_LIMIT_MAX
 
 # Items per list in impact/deps/refs/changes answers; each list says its total
 # and whether it was cut, so the bound hides nothing (docs/protocol.md).
 LIST_LIMIT = 200
 LIST_LIMIT_MAX = 10_000
-SEARCH_LIMIT_MAX = 500
 TIMEOUT_MAX_S = 3600
 MODES = ("keyword", "semantic", "hybrid")
 
@@ -138,11 +141,11 @@ SPECS: dict[str, Spec] = {
         Param("query", "string", "the task in words", required=True, nonempty=True),
         Param("files", "strings", "paths or path::Qualified.name the task is about "
                                   "(absolute): they seed the ranking"),
-        Param("budget", "integer", "tokens (the embedding model's tokenizer)", default=4000,
-              lo=64, hi=200_000, unit="tokens"),
+        Param("budget", "integer", "tokens (the embedding model's tokenizer)",
+              default=BUDGET_DEFAULT, lo=BUDGET_MIN, hi=BUDGET_MAX, unit="tokens"),
         _REALM, _REPO, Param("mode", "string", enum=MODES),
         Param("hits", "integer", "search hits that seed the graph (default: grows with the "
-                                 "budget, 10 to 50)", lo=1, hi=50),
+                                 "budget, 10 to 50)", lo=1, hi=HITS_MAX),
         _depth(2, 3, "graph hops from the seeds"),
         Param("graph", "boolean", "false: the search hits alone, fitted alike", default=True),
         _SYNC, _TIMEOUT), closed=True),
