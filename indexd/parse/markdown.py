@@ -108,6 +108,12 @@ class _State:
     refs: list = None   # code spans naming identifiers or paths (for the graph)
 
 
+@dataclass
+class _Spans:
+    masked: dict        # line -> the line with its code spans blanked out
+    found: list         # (line of the opening backticks, content) per span
+
+
 def extract_markdown(text: str, path: str,
                      exists: Callable[[str], bool] | None = None,
                      deadline: Deadline = NO_DEADLINE) -> ParseResult:
@@ -138,9 +144,10 @@ def _extract(text: str, path: str, exists, state: _State, deadline: Deadline) ->
     state.entries.extend(_sections(lines, first, headings, names, kinds, deadline))
     anchors = _anchor_set(names, lines, kinds)
     deadline.check()
-    state.links.extend(_links(lines, kinds, path, anchors, exists, deadline))
+    spans = _code_spans(lines, kinds, deadline)
+    state.links.extend(_links(lines, spans.masked, kinds, path, anchors, exists, deadline))
     deadline.check()
-    state.refs.extend(_code_span_refs(lines, kinds))
+    state.refs.extend(_code_span_refs(spans))
 
 
 def split_lines(text: str) -> list[str]:
@@ -427,14 +434,16 @@ def _next_slug(slug: str, seen: dict[str, int]) -> str:
 
 # --- links -------------------------------------------------------------------
 
-def _links(lines, kinds, path, anchors, exists, deadline: Deadline) -> list[Link]:
+def _links(lines, masked, kinds, path, anchors, exists, deadline: Deadline) -> list[Link]:
+    """``masked`` holds the lines that have code spans, with the spans blanked out."""
     out: list[Link] = []
     defs = _definitions(lines, kinds)
     for i, (line, kind) in enumerate(zip(lines, kinds)):
         deadline.every(i)
+        line = masked.get(i, line)
         if kind not in ("text", "heading") or not any(c in line for c in "[<:"):
             continue
-        for target, text, forced in _line_links(_mask_comments(_mask_code_spans(line)), defs):
+        for target, text, forced in _line_links(_mask_comments(line), defs):
             lk = forced or classify_target(target)
             out.append(Link(line=i + 1, target=target, kind=lk, text=text,
                             broken=_is_broken(lk, target, path, anchors, exists)))
@@ -447,15 +456,12 @@ _SPAN_NAME_RE = re.compile(r"^[A-Za-z_][\w]*(?:(?:\.|::)[A-Za-z_][\w]*)*(?:\(\))
 _SPAN_PATH_RE = re.compile(r"^[\w.\-]+(?:/[\w.\-]+)+/?$|^[\w\-]+\.[A-Za-z]{1,5}$")
 
 
-def _code_span_refs(lines, kinds) -> list[Reference]:
+def _code_span_refs(spans: _Spans) -> list[Reference]:
     out: list[Reference] = []
-    for i, (line, kind) in enumerate(zip(lines, kinds)):
-        if kind not in ("text", "heading") or "`" not in line:
-            continue
-        for m in _CODE_SPAN_RE.finditer(line):
-            text = m.group(2).strip()
-            if len(text) <= 200 and (_SPAN_NAME_RE.match(text) or _SPAN_PATH_RE.match(text)):
-                out.append(Reference(name=text.removesuffix("()"), kind="code_span", line=i + 1))
+    for i, content in spans.found:
+        text = content.strip()
+        if len(text) <= 200 and (_SPAN_NAME_RE.match(text) or _SPAN_PATH_RE.match(text)):
+            out.append(Reference(name=text.removesuffix("()"), kind="code_span", line=i + 1))
     return out
 
 
@@ -473,24 +479,70 @@ def _mask_comments(line: str) -> str:
     return "".join(parts) + line[pos:] if parts else line
 
 
-def _mask_code_spans(line: str) -> str:
-    """Blank out `code spans` (same length, so positions stay) in linear time."""
-    runs = [(m.start(), m.end()) for m in _BACKTICKS_RE.finditer(line)]
+def _code_spans(lines, kinds, deadline: Deadline) -> _Spans:
+    """Code spans of every paragraph: a span may wrap a line (CommonMark 6.1), so
+    backtick runs pair across the consecutive text lines of one block. A list item
+    or a table row starts a block of its own (GFM pairs spans per cell)."""
+    spans = _Spans({}, [])
+    group: list[int] = []
+    for i, kind in enumerate(kinds):
+        deadline.every(i)
+        if kind == "text" and group and kinds[i - 1] == "text" and not _own_block(lines[i]):
+            group.append(i)
+            continue
+        _pair_runs(lines, group, spans)
+        group = [i] if kind in ("text", "heading") else []
+        if group and lines[i].lstrip().startswith("|"):
+            _pair_runs(lines, group, spans)
+            group = []
+    _pair_runs(lines, group, spans)
+    return spans
+
+
+def _own_block(line: str) -> bool:
+    return bool(_CONTAINER_RE.match(line)) or line.lstrip().startswith("|")
+
+
+def _pair_runs(lines: list[str], group: list[int], spans: _Spans) -> None:
+    """Pair each backtick run with the next run of its length; linear, since the next
+    same-length run of every run is known up front (a right-to-left pass)."""
+    runs = [(i, m.start(), m.end()) for i in group if "`" in lines[i]
+            for m in _BACKTICKS_RE.finditer(lines[i])]
     if len(runs) < 2:
-        return line
-    chars = list(line)
+        return
+    nxt: list[int | None] = [None] * len(runs)
+    last: dict[int, int] = {}
+    for k in range(len(runs) - 1, -1, -1):
+        width = runs[k][2] - runs[k][1]
+        nxt[k], last[width] = last.get(width), k
+    cuts: dict[int, list[tuple[int, int]]] = {}
     k = 0
     while k < len(runs):
-        s, e = runs[k]
-        close = next((j for j in range(k + 1, len(runs))
-                      if runs[j][1] - runs[j][0] == e - s), None)
-        if close is None:
+        if nxt[k] is None:
             k += 1
             continue
-        for p in range(s, runs[close][1]):
-            chars[p] = " "
-        k = close + 1
-    return "".join(chars)
+        (la, s, e), (lb, cs, ce) = runs[k], runs[nxt[k]]
+        spans.found.append((la, _span_text(lines, la, e, lb, cs)))
+        for i in range(la, lb + 1):  # a group's lines are consecutive
+            cuts.setdefault(i, []).append((s if i == la else 0, ce if i == lb else len(lines[i])))
+        k = nxt[k] + 1
+    for i, parts in cuts.items():
+        spans.masked[i] = _blank(lines[i], parts)
+
+
+def _span_text(lines: list[str], la: int, start: int, lb: int, end: int) -> str:
+    if la == lb:
+        return lines[la][start:end]
+    return " ".join([lines[la][start:], *lines[la + 1:lb], lines[lb][:end]])
+
+
+def _blank(line: str, parts: list[tuple[int, int]]) -> str:
+    """The line with each (start, end) part, left to right, blanked out (same length)."""
+    out, pos = [], 0
+    for s, e in parts:
+        out += [line[pos:s], " " * (e - s)]
+        pos = e
+    return "".join(out) + line[pos:]
 
 
 def _definitions(lines, kinds) -> dict[str, str]:

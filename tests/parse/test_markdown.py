@@ -333,3 +333,21 @@ def test_reference_links_resolve_through_their_definitions():
         (7, "url", "https://google.github.io/pytype/", "pytype"),
         (7, "url", "https://github.com/microsoft/pyright", "Pyright")]
     assert [ln.line for ln in r.links][5:] == [9, 10, 11, 12, 13]  # the definitions
+
+
+# indexd docs/decisions.md and docs/benchmarks.md: code spans that wrap a line pair across
+# it (CommonMark 6.1), so the next line's backticks are not paired among themselves.
+WRAPPED_SPANS = """\
+Export runs in a child process (`python -m
+indexd.enrich.onnx_export`, ~5 s, see [the export notes](export.md)), and the `onnx`
+package is used there only.
+
+- **Typed receivers.** `def f(app: App)`, `a =
+  make()` with `make() -> App` give the receiver its class.
+"""
+
+
+def test_code_spans_pair_across_wrapped_lines():
+    r = extract_markdown(WRAPPED_SPANS, "docs/decisions.md", exists=lambda p: False)
+    assert [(ln.line, ln.target) for ln in r.links] == [(2, "export.md")]
+    assert [(ref.line, ref.name) for ref in r.references] == [(2, "onnx")]

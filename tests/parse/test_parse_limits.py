@@ -71,6 +71,14 @@ def test_markdown_reference_links_scale_linearly(make):
     assert_scales_linearly(make, 10_000, "markdown")
 
 
+@pytest.mark.parametrize("make", [
+    lambda n: "`" + "a [b](c.md)\n" * n + "`\n",   # one code span over a long paragraph
+    lambda n: "`x ``\n" * n,                       # spans wrapping every line, '``' unpaired
+], ids=["one-span", "every-line"])
+def test_markdown_wrapped_code_spans_scale_linearly(make):
+    assert_scales_linearly(make, 50_000, "markdown")
+
+
 def own_first_words(body: str) -> tuple[str, ...]:
     """Where a chunk's own text may start: at its head, or after the overlap with the
     previous chunk, which the chunker separates from the chunk's own text by a blank line."""
