@@ -52,6 +52,8 @@ _CONTAINER_RE = re.compile(r"^ {0,3}(?:(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)|>)")
 # An HTML comment block (CommonMark 4.6, type 2) runs to the line holding '-->';
 # it is not rendered, so its headings and links are not the page's.
 _COMMENT_RE = re.compile(r"^ {0,3}<!--")
+# A list item's marker; its text starts after the marker and 1-4 spaces (CommonMark 5.2).
+_ITEM_RE = re.compile(r"^( {0,3})([-+*]|\d{1,9}[.)])( +|$)")
 
 # Links. Possessive quantifiers (Python 3.11+) keep these linear on
 # pathological input such as long runs of brackets or spaces. An escaped '\[' opens
@@ -225,6 +227,7 @@ def _scan_blocks(lines: list[str], first: int,
     para: int | None = None          # first line of the open paragraph
     container = False                # inside a list item / quote until a blank line
     comment = False                  # inside an HTML comment block
+    items = _Items()
     for i in range(first, len(lines)):
         deadline.every(i)
         line = lines[i]
@@ -233,22 +236,25 @@ def _scan_blocks(lines: list[str], first: int,
             if _closes_fence(line, fence):
                 fence = None
             continue
-        if comment or _COMMENT_RE.match(line):
-            kinds[i], para, comment = "comment", None, "-->" not in line
-            continue
-        m = _FENCE_RE.match(line)
-        if m and not (m.group(1)[0] == "`" and "`" in m.group(2)):
-            fence, para, container = (m.group(1)[0], len(m.group(1))), None, False
-            kinds[i] = "code"
-            continue
         if not line.strip():
             para, container, kinds[i] = None, False, "blank"
+            items.blank = not comment
+            continue
+        rel = items.relative(line, lazy=para is not None or container)
+        if comment or _COMMENT_RE.match(rel):
+            kinds[i], para, comment = "comment", None, "-->" not in line
+            continue
+        m = _FENCE_RE.match(rel)
+        if m and not (m.group(1)[0] == "`" and "`" in m.group(2)):
+            fence, para, container = (m.group(1)[0], len(m.group(1)), items.base), None, False
+            kinds[i] = "code"
             continue
         m = _ATX_RE.match(line)
         if m:
             content = _ATX_CLOSE_RE.sub("", (m.group(2) or "").strip()).strip()
             headings.append(_Heading(i, i, len(m.group(1)), content, line.strip()))
             para, container, kinds[i] = None, False, "heading"
+            items.close_beyond(len(line) - len(line.lstrip(" ")))
             continue
         m = _SETEXT_RE.match(line)
         if m and para is not None:
@@ -258,12 +264,53 @@ def _scan_blocks(lines: list[str], first: int,
             kinds[para:i + 1] = ["heading"] * (i + 1 - para)
             para = None
             continue
-        kinds[i] = _body_kind(line, para is not None, container)
-        if kinds[i] == "rule" or _CONTAINER_RE.match(line):
+        kinds[i] = _body_kind(rel, para is not None, container)
+        if kinds[i] == "rule" or _CONTAINER_RE.match(rel):
             para, container = None, container or kinds[i] != "rule"
+            if kinds[i] != "rule":
+                items.open(rel)
         elif kinds[i] == "text" and para is None and not container:
             para = i
     return headings, kinds
+
+
+class _Items:
+    """The open list items' content columns, so that an item's later paragraphs
+    (after a blank line, indented to its content) are its text and only 4 more
+    columns make code (CommonMark 5.2). A line left of an item's content closes
+    it, unless it continues a paragraph lazily."""
+
+    def __init__(self) -> None:
+        self.columns: list[int] = []
+        self.base = 0                # columns of the current line that belong to items
+        self.blank = False           # a blank line came before the current one
+
+    def relative(self, line: str, lazy: bool) -> str:
+        """The line without the columns its open items own."""
+        self.base = 0
+        if not self.columns:  # the common case: no list open, nothing to take off
+            self.blank = False
+            return line
+        wide = line.expandtabs(4) if "\t" in line else line
+        indent = len(wide) - len(wide.lstrip(" "))
+        if self.blank or not lazy:
+            self.close_beyond(indent)
+        self.blank = False
+        self.base = min(indent, self.columns[-1]) if self.columns else 0
+        return wide[self.base:]
+
+    def close_beyond(self, indent: int) -> None:
+        while self.columns and self.columns[-1] > indent:
+            self.columns.pop()
+
+    def open(self, rel: str) -> None:
+        """Push the item a marker line opens (``rel`` from relative())."""
+        m = _ITEM_RE.match(rel)
+        if m is None:
+            return  # a block quote
+        self.close_beyond(self.base + len(m.group(1)))
+        gap = len(m.group(3))
+        self.columns.append(self.base + m.end(2) + (gap if 0 < gap <= 4 and m.end() < len(rel) else 1))
 
 
 def _body_kind(line: str, in_para: bool, container: bool) -> str:
@@ -275,11 +322,12 @@ def _body_kind(line: str, in_para: bool, container: bool) -> str:
     return "text"
 
 
-def _closes_fence(line: str, fence: tuple[str, int]) -> bool:
+def _closes_fence(line: str, fence: tuple[str, int, int]) -> bool:
+    """``fence`` is (char, length, columns its list items own); up to 3 more indent."""
     stripped = line.strip()
     indent = len(line) - len(line.lstrip(" "))
-    char, length = fence
-    return (indent <= 3 and len(stripped) >= length
+    char, length, base = fence
+    return (indent - base <= 3 and len(stripped) >= length
             and stripped == char * len(stripped))
 
 

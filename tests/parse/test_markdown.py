@@ -351,3 +351,39 @@ def test_code_spans_pair_across_wrapped_lines():
     r = extract_markdown(WRAPPED_SPANS, "docs/decisions.md", exists=lambda p: False)
     assert [(ln.line, ln.target) for ln in r.links] == [(2, "export.md")]
     assert [(ref.line, ref.name) for ref in r.references] == [(2, "onnx")]
+
+
+# attrs docs/glossary.md: a nested list item whose later paragraphs (after blank lines)
+# are indented to the item's content, 4 spaces; they are the item's text, not indented
+# code (CommonMark 5.2), and code inside the item needs 4 more.
+LIST_PARAGRAPHS = """\
+# Glossary
+
+- slotted classes
+
+  - Slotted classes must implement {meth}`__getstate__` to be serializable.
+    Therefore, *attrs* creates these methods automatically for slotted classes.
+
+    Also, [think twice](https://www.youtube.com/watch?v=7KnfGDajDQw) before using {mod}`pickle`.
+
+        link = "[not a link](code.md)"
+
+    ```python
+    # a comment
+    ```
+
+    See [the API](api.md).
+
+Back at the top level.
+
+    [indented code](code.md)
+"""
+
+
+def test_list_item_paragraphs_indented_to_their_content_are_text():
+    r = extract_markdown(LIST_PARAGRAPHS, "docs/glossary.md", exists=lambda p: False)
+    assert [(ln.line, ln.target) for ln in r.links] == [
+        (8, "https://www.youtube.com/watch?v=7KnfGDajDQw"), (16, "api.md")]
+    assert [(ref.line, ref.name) for ref in r.references] == [
+        (5, "__getstate__"), (8, "pickle")]
+    assert [e.qualname for e in r.entries] == ["Glossary"]

@@ -79,6 +79,17 @@ def test_markdown_wrapped_code_spans_scale_linearly(make):
     assert_scales_linearly(make, 50_000, "markdown")
 
 
+NESTED_50 = "".join("  " * k + "- x\n\n" + "  " * k + "  more [a](b.md)\n" for k in range(50))
+
+
+@pytest.mark.parametrize("make", [
+    lambda n: (NESTED_50 + "\ntop\n\n") * (n // 50),            # opened and closed again
+    lambda n: "".join("  " * k + "- x\n" for k in range(400)) + "- y\n" * n,  # one pop, 400 deep
+], ids=["reopened", "deep-then-flat"])
+def test_markdown_nested_list_items_scale_linearly(make):
+    assert_scales_linearly(make, 2_000, "markdown")
+
+
 def own_first_words(body: str) -> tuple[str, ...]:
     """Where a chunk's own text may start: at its head, or after the overlap with the
     previous chunk, which the chunker separates from the chunk's own text by a blank line."""
