@@ -5,9 +5,16 @@ Measures, in one run:
     (keyword search for a new identifier, polled every 5 ms; no `sync`);
   * with the semantic layer, the same for semantic search (when the daemon offers it);
   * time for the index to converge after a burst of 1,000 new files;
-  * idle CPU seconds of the daemon over a quiet window, and its RSS.
+  * idle CPU seconds of the daemon over a quiet window, and its RSS;
+  * where each save's time went: the daemon's own timing of the batch that
+    took it (status ``last_batch.timing``, indexd/batch_timing.py), median and
+    p95 per milestone (ms after the first watch event) and per stage.
 
-    .venv/bin/python bench/freshness.py [--edits 50] [--idle 60] [--corpus DIR]
+    .venv/bin/python bench/freshness.py [--edits 50] [--idle 60] [--corpus DIR] [--small]
+
+``--small``: a realm of typing.py and 20 other stdlib modules instead of the
+whole stdlib. ``INDEXD_SAVE_DEBOUNCE_MS=250`` in the environment gives the
+daemon the debounce it had before the save shortcut.
 
 Results go to docs/benchmarks.md between the freshness markers.
 """
@@ -34,10 +41,17 @@ from indexd.client import Client  # noqa: E402
 BIN = Path(sys.executable).parent
 
 
-def copy_corpus(dest: Path) -> int:
+SMALL_FILES = 20
+
+
+def copy_corpus(dest: Path, small: bool = False) -> int:
     root = stdlib_root()
+    files = stdlib_files(root)
+    if small:   # typing.py (the edited file) and the first top-level modules
+        top = [f for f in files if f.parent == root and f.name != "typing.py"]
+        files = [root / "typing.py"] + top[:SMALL_FILES]
     n = 0
-    for src in stdlib_files(root):
+    for src in files:
         target = dest / src.relative_to(root)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(src.read_bytes())
@@ -67,19 +81,54 @@ def wait_found(client: Client, query: str, symbol: str, mode: str, timeout: floa
     raise TimeoutError(f"{symbol} not searchable after {timeout}s")
 
 
-def edit_latencies(client: Client, target: Path, edits: int, mode: str) -> list[float]:
+def batch_timing(client: Client, since: float, embedded: bool, timeout: float = 10) -> dict | None:
+    """The daemon's timing of the batch that took a save written at ``since``
+    (wall clock); with ``embedded``, once it says when the file was embedded."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        timing = (client.call("status").get("last_batch") or {}).get("timing")
+        if timing and timing["event_at"] >= since - 0.05 and (
+                not embedded or "embedded" in timing["ms"]):
+            return timing
+        time.sleep(0.05)
+    return None
+
+
+def edit_latencies(client: Client, target: Path, edits: int, mode: str,
+                   timings: list | None = None) -> list[float]:
     original = target.read_text()
     out = []
     try:
         for i in range(edits):
             name = f"freshness_probe_{mode}_{i}_zq"
+            wall = time.time()
             target.write_text(original + f"\n\ndef {name}(value):\n    return value\n")
             t0 = time.perf_counter()
             wait_found(client, name, name, mode)
             out.append((time.perf_counter() - t0) * 1000)
+            if timings is not None:
+                timings.append(batch_timing(client, wall, mode == "semantic"))
+            time.sleep(0.3)   # the next save is a separate one (not one burst with this)
     finally:
         target.write_text(original)
     return out
+
+
+def breakdown_rows(timings: list, label: str) -> list[tuple]:
+    """Median / p95 per milestone and stage of the daemon's own batch timings."""
+    got = [t for t in timings if t]
+    rows = []
+    for part in ("ms", "stages_ms"):
+        names = []
+        for t in got:
+            names += [n for n in t.get(part, {}) if n not in names]
+        for name in names:
+            values = [t[part][name] for t in got if name in t.get(part, {})]
+            what = "at" if part == "ms" else "took"
+            rows.append((f"  {label}: {name} {what} (ms)", len(values),
+                         f"{statistics.median(values):.0f}", f"{pct(values, 95):.0f}",
+                         f"{max(values):.0f}"))
+    return rows
 
 
 def write_burst(folder: Path, files: int) -> None:
@@ -120,9 +169,11 @@ def pct(values: list[float], p: float) -> float:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--edits", type=int, default=50)
+    ap.add_argument("--sem-edits", type=int, help="semantic saves (default: edits / 5, at least 5)")
     ap.add_argument("--idle", type=float, default=60.0)
     ap.add_argument("--burst", type=int, default=1000)
     ap.add_argument("--corpus", type=Path)
+    ap.add_argument("--small", action="store_true", help=f"typing.py and {SMALL_FILES} other modules")
     ap.add_argument("--no-doc", action="store_true", help="do not update docs/benchmarks.md")
     ap.add_argument("--embed", action="store_true",
                     help="run the daemon with the embedding model (semantic latency is then measured "
@@ -132,7 +183,7 @@ def main(argv=None) -> int:
     work = Path(tempfile.mkdtemp(prefix="ixf"))
     corpus = args.corpus or work / "stdlib"
     if not args.corpus:
-        print(f"copying {copy_corpus(corpus)} stdlib files to {corpus}", flush=True)
+        print(f"copying {copy_corpus(corpus, args.small)} stdlib files to {corpus}", flush=True)
     env = os.environ | {"INDEXD_HOME": str(work / "home"), "HF_HUB_OFFLINE": "1",
                         "INDEXD_EMBED_MODEL": "default" if args.embed else "off"}
     (work / "home").mkdir(mode=0o700)
@@ -158,16 +209,27 @@ def main(argv=None) -> int:
         if args.embed and "semantic" not in modes:
             print("warning: the model never became ready; no semantic row", flush=True)
         target = corpus / "typing.py"
-        kw = edit_latencies(client, target, args.edits, "keyword")
+        kw_timings, sem_timings = [], []
+        kw = edit_latencies(client, target, args.edits, "keyword", kw_timings)
         rows.append(("save → keyword-searchable (ms)", len(kw), f"{statistics.median(kw):.0f}",
                      f"{pct(kw, 95):.0f}", f"{max(kw):.0f}"))
+        sem = []
+        backlog = None
         if "semantic" in modes:
-            sem = edit_latencies(client, target, max(5, args.edits // 5), "semantic")
+            backlog = client.call("status")["queues"]["embed"]
+            sem = edit_latencies(client, target, max(5, args.edits // 5) if args.sem_edits is None
+                                 else args.sem_edits, "semantic", sem_timings)
             rows.append(("save → semantic-searchable (ms)", len(sem), f"{statistics.median(sem):.0f}",
                          f"{pct(sem, 95):.0f}", f"{max(sem):.0f}"))
+        breakdown = breakdown_rows(kw_timings, "keyword save")
+        breakdown += [r for r in breakdown_rows(sem_timings, "semantic save")
+                      if "embedded" in r[0] or "embed_queued" in r[0]]
         client.call("status", sync=True, timeout=300)
+        gen = client.call("status")["generation"]
         converge = burst(client, corpus, args.burst)
+        batches = client.call("status")["generation"] - gen
         rows.append((f"{args.burst}-file burst → converged (s)", 1, f"{converge:.1f}", "", ""))
+        rows.append(("  batches for the burst", 1, str(batches), "", ""))
         client.call("status", sync=True, timeout=300)
         time.sleep(3)
         cpu0 = proc_cpu_s(daemon.pid)
@@ -182,15 +244,20 @@ def main(argv=None) -> int:
         if daemon.poll() is None:
             daemon.kill()
         log.close()
-    table = format_table(rows, ("measure", "n", "median", "p95", "max"))
+    table = format_table(rows + breakdown, ("measure", "n", "median", "p95", "max"))
+    load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
     print(table)
+    print(f"load average at the end (1/5/15 min): {load}; embed queue when the semantic saves "
+          f"began: {backlog}")
     if not args.no_doc:
         body = (f"Machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, "
-                f"{time.strftime('%Y-%m-%d')}. Corpus: stdlib copy. Edits to `typing.py`. "
+                f"{time.strftime('%Y-%m-%d')}, load average {load} (1/5/15 min) at the end. "
+                f"Corpus: {'typing.py and ' + str(SMALL_FILES) + ' other stdlib modules' if args.small else 'stdlib copy'}. "
+                f"Edits to `typing.py`; embed queue when the semantic saves began: {backlog}. "
                 f"Embedding model: {'all-MiniLM-L6-v2 through the default runtime (onnx), the initial embedding of the corpus running in the background' if args.embed else 'off'}.\n\n"
                 f"```\n{table}\n```\n\nReproduce: `.venv/bin/python bench/freshness.py"
-                f"{' --embed' if args.embed else ''}`\n")
-        region = "freshness-embed" if args.embed else "freshness"
+                f"{' --embed' if args.embed else ''}{' --small' if args.small else ''}`\n")
+        region = ("freshness-embed" if args.embed else "freshness") + ("-small" if args.small else "")
         replace_region(HERE.parent / "docs" / "benchmarks.md", region, body,
                        "## Freshness (bench/freshness.py)")
     return 0
