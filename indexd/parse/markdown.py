@@ -532,6 +532,8 @@ def _code_spans(lines, kinds, deadline: Deadline) -> _Spans:
     backtick runs pair across the consecutive text lines of one block. A list item
     or a table row starts a block of its own (GFM pairs spans per cell)."""
     spans = _Spans({}, [])
+    if not any("`" in line for line in lines):
+        return spans
     group: list[int] = []
     for i, kind in enumerate(kinds):
         deadline.every(i)
@@ -570,17 +572,20 @@ def _pair_runs(lines: list[str], group: list[int], spans: _Spans) -> None:
             k += 1
             continue
         (la, s, e), (lb, cs, ce) = runs[k], runs[nxt[k]]
+        k = nxt[k] + 1
+        if la == lb:  # the common case, kept short
+            spans.found.append((la, lines[la][e:cs]))
+            cuts.setdefault(la, []).append((s, ce))
+            continue
         spans.found.append((la, _span_text(lines, la, e, lb, cs)))
         for i in range(la, lb + 1):  # a group's lines are consecutive
             cuts.setdefault(i, []).append((s if i == la else 0, ce if i == lb else len(lines[i])))
-        k = nxt[k] + 1
     for i, parts in cuts.items():
         spans.masked[i] = _blank(lines[i], parts)
 
 
 def _span_text(lines: list[str], la: int, start: int, lb: int, end: int) -> str:
-    if la == lb:
-        return lines[la][start:end]
+    """A wrapped span's text: its line endings read as spaces."""
     return " ".join([lines[la][start:], *lines[la + 1:lb], lines[lb][:end]])
 
 
