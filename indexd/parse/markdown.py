@@ -5,8 +5,8 @@ Owns everything this index knows about a markdown file:
 * YAML frontmatter (``meta["frontmatter"]``) and the title (``meta["title"]``);
 * one ``section`` entry per heading (ATX and setext), nested by level, plus a
   ``(preamble)`` section for text before the first heading;
-* links (inline, images, reference definitions, autolinks, HTML href/src,
-  bare URLs), classified as url / anchor / file, with a ``broken`` flag for
+* links (inline, images, reference definitions and the reference links that
+  use them, autolinks, HTML href/src, bare URLs), classified as url / anchor / file, with a ``broken`` flag for
   anchors (checked against this file's GitHub-style heading slugs) and for
   file links (checked through the injected ``exists`` callable).
 
@@ -14,8 +14,8 @@ Pure: text in, ParseResult out; the only file-system knowledge is ``exists``.
 Every line loop checks the file's deadline (limits.py); a timeout is not
 caught here but unwinds to parse_source.
 This is a line-based reader, not a full CommonMark parser: it knows enough
-block structure (fences, indented code, list/quote containers, paragraphs) to
-avoid false headings and links, and no more.
+block structure (fences, indented code, HTML comments, list items and their
+content column, quotes, paragraphs) to avoid false headings and links, and no more.
 """
 
 from __future__ import annotations
