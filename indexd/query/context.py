@@ -53,7 +53,7 @@ CANDIDATE_TOKENS = 100
 BODY_SHARE = 0.6         # of the budget, for bodies in the first pass...
 BODY_FIRST = 8           # ...given to the first this many candidates only
 # A body longer than budget x this is taken not to fit and is not even counted: code
-# runs ~3.7 characters a word-piece (bench/context_quality.py: chars/4 is 0.92-0.96x).
+# runs ~3.7 characters a word-piece (bench/context_quality.py: chars/4 is 0.90-0.95x).
 MAX_CHARS_PER_TOKEN = 12
 SUMMARY_CHARS = 160
 ROW_COLUMNS = ["realm", "repo", "path", "lang", "kind", "qualname", "start_line", "end_line",
