@@ -17,7 +17,7 @@ import subprocess
 import tempfile
 
 import pytest
-from testlib import REPO_ROOT, settings_with_realm, wait_until
+from testlib import REPO_ROOT, wait_until
 
 NVIM = os.environ.get("INDEXD_TEST_NVIM") or shutil.which("nvim")
 PLUGIN = REPO_ROOT / "editors" / "nvim"
@@ -60,12 +60,6 @@ f:write(vim.json.encode({ ok = ok, result = ok and result or vim.NIL,
 f:close()
 vim.cmd("qa!")
 """
-
-RETRY_PY = ('"""Retry helpers."""\n\n\n'
-            'def compute_backoff(attempt):\n'
-            '    """Seconds to wait before retry number attempt."""\n'
-            '    return min(30, 2 ** attempt)\n')
-
 
 @pytest.fixture
 def nvim_env(indexd_home):
@@ -132,23 +126,6 @@ def nvim(tmp_path, nvim_env):
 
 def lua_str(value) -> str:
     return json.dumps(str(value))     # a JSON string is a valid Lua string literal here
-
-
-@pytest.fixture
-def retry_repo(git_repo, daemon):
-    """pkg/retry.py defines compute_backoff (lines 4-6); app.py and a test call it."""
-    git_repo.write("pkg/__init__.py", "")
-    git_repo.write("pkg/retry.py", RETRY_PY)
-    git_repo.write("app.py", "from pkg.retry import compute_backoff\n\n\n"
-                             "def main():\n    return compute_backoff(3)\n")
-    git_repo.write("tests/test_retry.py", "from pkg.retry import compute_backoff\n\n\n"
-                                          "def test_backoff():\n"
-                                          "    assert compute_backoff(1) == 2\n")
-    git_repo.commit()
-    settings_with_realm("work", git_repo.path)
-    d = daemon()
-    d.call("status", sync=True, timeout=60)
-    return git_repo.path.resolve(), d
 
 
 def test_search_sync_and_quickfix(retry_repo, nvim):

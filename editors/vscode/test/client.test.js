@@ -89,7 +89,8 @@ test("impact of the symbol at the cursor: importer and test, each with its evide
       const edge = node.children[0];
       assert.match(edge.label, /^calls .*::\w+ → .*retry\.py::compute_backoff$/);
       assert.equal(edge.description, "resolved:5");
-      assert.match(edge.tooltip, /calls compute_backoff/);      // the pair's evidence sentence
+      // the pair's evidence sentence: a test file "tests" what it calls (graph/describe.py)
+      assert.match(edge.tooltip, node === main ? /calls compute_backoff/ : /tests compute_backoff/);
     }
     assert.deepEqual(main.children[0].place, { file: path.join(REPO, "app.py"), line: 5 });
     seen.impact = { target, groups: tree.map((g) => g.label), main, test: testFn };
