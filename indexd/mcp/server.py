@@ -387,7 +387,6 @@ def format_summary(res: dict) -> str:
     return "\n".join(out)
 
 
-
 def format_context(res: dict) -> str:
     """A context pack: per item its place, view, tokens and why, then its text."""
     out = [f"context for {res.get('query')!r}:"]
