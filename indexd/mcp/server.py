@@ -18,6 +18,7 @@ Built on the official SDK, mcp>=2 (``mcp.server.mcpserver.MCPServer``; it was
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -35,6 +36,9 @@ except ImportError:                 # main() says how to install it
 from .. import __version__
 from ..errors import (DaemonNotRunning, IndexdError, MethodNotFound,
                       NotImplementedYet, RequestTimeout)
+from ..graph.model import EDGE_KINDS
+from ..server import params
+from ..server.params import Param
 
 log = logging.getLogger("indexd.mcp")
 
@@ -453,86 +457,100 @@ def _render(fmt, res: dict, *args) -> str:
         return format_generic(res)
 
 
+# ---------------------------------------------------------------- tool params
+# A tool's params are its method's rows in server/params.py, the table the
+# daemon validates with and the OpenAPI document is built from. What a tool
+# offers differently is an override on top of a row (a smaller limit keeps an
+# agent's answer short; paths are relative to the agent's project here), or a
+# Param of its own for what the method does not take.
+
+_TYPES = {"string": str, "integer": int, "number": float, "boolean": bool,
+          "strings": list[str], "kinds": str | list[Literal[EDGE_KINDS]],
+          "object": dict[str, Any]}
+
+
+def _annotation(p: Param):
+    """A row as the type the SDK builds the tool's input schema from and checks calls
+    against (pydantic), so a bound outside the row is refused before any request."""
+    base = Literal[p.enum] if p.enum else _TYPES[p.type]
+    if not p.required and p.default is None:
+        base = base | None            # absent; _call drops it, as the daemon reads None
+    return Annotated[base, Field(description=p.description or None, ge=p.lo, le=p.hi,
+                                 min_length=1 if p.nonempty else None)]
+
+
+def _params_from(method: str, **overrides: dict | Param):
+    """Give a tool function (plain names, no defaults) its annotations and defaults
+    from ``method``'s rows, each updated by ``overrides[name]`` (a dict of Param
+    fields) or replaced by a Param of the tool's own."""
+    def apply(fn):
+        names = fn.__code__.co_varnames[:fn.__code__.co_argcount]
+        rows = [o if isinstance(o := overrides.get(name, {}), Param)
+                else dataclasses.replace(params.param(method, name), **o) for name in names]
+        optional = [p for p in rows if not p.required]
+        if rows[len(rows) - len(optional):] != optional:
+            raise TypeError(f"{fn.__name__}: required params must come first")
+        fn.__annotations__ = {p.name: _annotation(p) for p in rows} | {"return": str}
+        fn.__defaults__ = tuple(p.default for p in optional) or None
+        fn.params_from = (method, overrides)    # what tests/mcp/test_mcp_params.py checks
+        return fn
+
+    return apply
+
+
+_BUCKETS = dict(default=MAX_LIST, hi=MAX_LIMIT, description=(
+    "items per bucket (affected, tests, docs); each says how many exist"))
+_PROJECT_FILE = "(absolute, or relative to the project)"
+
+
 # ---------------------------------------------------------------- tools
 
 
-def index_search(
-    query: Annotated[str, Field(description="what to find: identifiers, words, or a "
-                                            "natural-language description of the code")],
-    mode: Annotated[Literal["keyword", "semantic", "hybrid"] | None, Field(
-        description="keyword (exact names/words), semantic (meaning), hybrid (both); "
-                    "default: the best the daemon has")] = None,
-    realm: Annotated[str | None, Field(description="only this realm (group of repos)")] = None,
-    repo: Annotated[str | None, Field(description="only this repo: path or folder name")] = None,
-    kind: Annotated[str | None, Field(description="comma list of kinds, e.g. function,class,method "
-                                                  "(function includes methods)")] = None,
-    lang: Annotated[str | None, Field(
-        description="comma list of languages, e.g. python,go")] = None,
-    path: Annotated[str | None, Field(
-        description="glob over repo-relative paths, e.g. src/**/*.py")] = None,
-    limit: Annotated[int, Field(ge=1, le=200, description="max results")] = 10,
-    context: Annotated[int, Field(ge=0, le=50, description="lines of code around each hit "
-                                                           "(0: no code, just the hit line)")] = 0,
-) -> str:
+# Smaller limits and depths than the daemon's keep an agent's answer short.
+@_params_from("search", limit=dict(default=10, hi=200))
+def index_search(query, mode, realm, repo, kind, lang, path, limit, context) -> str:
     res = _call("search", query=query, mode=mode, realm=realm, repo=_local_path(repo), kind=kind,
                 lang=lang, path=path, limit=limit, context=context)
     return _render(format_search, res, context)
 
 
-def index_impact(
-    target: Annotated[str, Field(description="a file ('path', absolute, repo-relative or "
-                                             "'repo_name/path') or a symbol "
-                                             "('path::Qualified.name')")],
-    depth: Annotated[int, Field(ge=1, le=10, description="how many hops to follow")] = 2,
-    kinds: Annotated[list[str] | None, Field(
-        description="edge kinds to follow: imports, references, calls, tests, documents, "
-                    "config, co_change (default: all)")] = None,
-    limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description=(
-        "items per bucket (affected, tests, docs); each says how many exist"))] = MAX_LIST,
-) -> str:
+@_params_from("impact", depth=dict(default=2), limit=_BUCKETS)
+def index_impact(target, depth, kinds, limit) -> str:
     res = _call("impact", target=_target(target), depth=depth, kinds=kinds, limit=limit)
     return _render(format_impact, res)
 
 
-def index_symbols(
-    path: Annotated[str, Field(description="file path (absolute, or relative to the project)")],
-) -> str:
+@_params_from("symbols", path=dict(description=f"file path {_PROJECT_FILE}"))
+def index_symbols(path) -> str:
     res = _call("symbols", path=_local_path(path))
     return _render(format_symbols, res)
 
 
-def index_summary(
-    path: Annotated[str, Field(description="a file ('path', absolute, repo-relative or "
-                                           "'repo_name/path')")],
-    top: Annotated[int, Field(ge=1, le=50, description="relationships listed each way")] = 5,
-) -> str:
+@_params_from("summary")
+def index_summary(path, top) -> str:
     res = _call("summary", path=_target(path), top=top)
     return _render(format_summary, res)
 
 
-def index_owners(
-    target: Annotated[str, Field(description="a file ('path', absolute, repo-relative or "
-                                             "'repo_name/path') or a symbol "
-                                             "('path::Qualified.name')")],
-    limit: Annotated[int, Field(ge=1, le=100, description="owners listed")] = 5,
-) -> str:
+@_params_from("owners", limit=dict(default=5, description="owners listed"))
+def index_owners(target, limit) -> str:
     res = _call("owners", target=_target(target), limit=limit)
     return _render(format_owners, res)
 
 
+@_params_from("status")
 def index_status() -> str:
     res = _call("status")
     return _render(format_status, res)
 
 
-def index_realm(
-    action: Annotated[Literal["add", "list", "reindex"], Field(
-        description="list realms; add repos to a realm (created if new); reindex a realm, "
-                    "some paths, or everything")] = "list",
-    realm: Annotated[str | None, Field(description="realm name (required for add)")] = None,
-    paths: Annotated[list[str] | None, Field(
-        description="repo folders for add; files/folders for reindex")] = None,
-) -> str:
+@_params_from("realm.add", action=Param(
+    "action", "string", "list realms; add repos to a realm (created if new); reindex a realm, "
+                        "some paths, or everything",
+    default="list", enum=("add", "list", "reindex")),
+    realm=dict(required=False, description="realm name (required for add)"),
+    paths=dict(required=False, description="repo folders for add; files/folders for reindex"))
+def index_realm(action, realm, paths) -> str:
     if action == "list":
         return _render(format_realm, _call("realm.list"))
     if action == "add":
@@ -545,63 +563,40 @@ def index_realm(
     return _render(format_realm, res)
 
 
-def index_file(
-    path: Annotated[str, Field(description="file to reindex now (absolute, or relative to the "
-                                           "project); inside a configured realm")],
-) -> str:
+@_params_from("reindex", path=Param(
+    "path", "string", f"file to reindex now {_PROJECT_FILE}; inside a configured realm",
+    required=True))
+def index_file(path) -> str:
     res = _call("reindex", timeout=WAIT_TIMEOUT_S, paths=[_local_path(path)], wait=True)
     return f"reindexed {path} [{_freshness(res)}]"
 
 
-def index_annotate(
-    target: Annotated[str, Field(description="file 'path', symbol 'path::Qualified.name', "
-                                             "or a relationship 'a -> b' between two of those")],
-    text: Annotated[str, Field(description="the note to attach (shown to later searches)")],
-    author: Annotated[str, Field(description="who wrote the note")] = "agent",
-) -> str:
+@_params_from("annotate")
+def index_annotate(target, text, author) -> str:
     res = _call("annotate", target=_target(target), text=text, author=author)
     return _render(format_annotate, res)
 
 
-def index_changes(
-    repo: Annotated[str, Field(description="repo folder (absolute, or relative to the project)")],
-    since: Annotated[str | None, Field(
-        description="git revision to diff against (default: uncommitted changes vs HEAD)")] = None,
-    limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description=(
-        "items per bucket (affected, tests, docs); each says how many exist"))] = MAX_LIST,
-) -> str:
+@_params_from("changes", limit=_BUCKETS,
+              repo=dict(required=True, description=f"repo folder {_PROJECT_FILE}"))
+def index_changes(repo, since, limit) -> str:
     res = _call("changes", repo=_local_path(repo), since=since, limit=limit)
     return _render(format_impact, res)
 
 
-def index_tests(
-    repo: Annotated[str | None, Field(description="repo folder (absolute, or relative to the "
-                                                  "project); default: the project")] = None,
-    since: Annotated[str | None, Field(
-        description="git revision to diff against (default: uncommitted changes vs HEAD)")] = None,
-    staged: Annotated[bool, Field(description="only the staged changes (index vs HEAD)")] = False,
-    targets: Annotated[list[str] | None, Field(
-        description="files or 'path::Qualified.name' to select tests for, instead of a diff"
-    )] = None,
-    limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="test files listed")] = MAX_LIST,
-) -> str:
+@_params_from("tests.affected", limit=dict(_BUCKETS, description="test files listed"),
+              repo=dict(description=f"repo folder {_PROJECT_FILE}; default: the project"))
+def index_tests(repo, since, staged, targets, limit) -> str:
     res = _call("tests.affected", repo=_local_path(repo or "."), since=since,
                 staged=staged or None, targets=[_target(t) for t in targets] if targets else None,
                 limit=limit)
     return _render(format_tests, res)
 
 
-def index_context(
-    query: Annotated[str, Field(description="the task in words: what you are about to change "
-                                            "or need to understand")],
-    files: Annotated[list[str] | None, Field(
-        description="files or 'path::Qualified.name' the task is about (absolute, or relative "
-                    "to the project): their neighbours rank higher")] = None,
-    budget: Annotated[int, Field(ge=64, le=200000, description="tokens the pack may use "
-                                                               "(all-MiniLM-L6-v2's tokenizer)")]
-    = 4000,
-    realm: Annotated[str | None, Field(description="only this realm (group of repos)")] = None,
-) -> str:
+@_params_from("context", files=dict(description=(
+    "files or 'path::Qualified.name' the task is about (absolute, or relative to the "
+    "project): their neighbours rank higher")))
+def index_context(query, files, budget, realm) -> str:
     res = _call("context", query=query, files=[_target(f) for f in files] if files else None,
                 budget=budget, realm=realm)
     return _render(format_context, res)

@@ -1,13 +1,15 @@
 """The named params of every socket method, declared once.
 
 One `Spec` per method in `SPECS`: each param's name, type, bounds, default,
-whether it is required, and what it means. The same table answers two
-questions, so they cannot drift apart:
+whether it is required, and what it means. The same table answers
+three questions, so they cannot drift apart:
 
 * `validate` — what `Methods.call` checks before any handler runs (socket,
   REST and the CLI fallback alike): a typed `InvalidParams` naming the param;
 * `json_schema` — the request body the OpenAPI document publishes for
   ``/api/v1/rpc/{method}`` (and the REST routes built on them).
+* the MCP tools' input schemas (`indexd/mcp/server.py` builds each tool's
+  signature from its method's rows, plus the tool's declared overrides).
 
 Handlers keep their own checks of meaning (a path inside a realm, one of
 since/staged/targets); types, bounds and required names live here. ``None``
@@ -56,7 +58,8 @@ class Spec:
     note: str = ""
 
 
-def _target(desc: str = "path or path::Qualified.name") -> Param:
+def _target(desc: str = "a file ('path', absolute, repo-relative or 'repo_name/path') or "
+                        "a symbol ('path::Qualified.name')") -> Param:
     return Param("target", "string", desc, required=True, nonempty=True)
 
 
@@ -65,7 +68,7 @@ def _limit(default=LIST_LIMIT, hi=LIST_LIMIT_MAX,
     return Param("limit", "integer", desc, default=default, lo=1, hi=hi)
 
 
-def _depth(default: int, hi: int = 10, desc: str = "") -> Param:
+def _depth(default: int, hi: int = 10, desc: str = "how many hops to follow") -> Param:
     return Param("depth", "integer", desc, default=default, lo=1, hi=hi)
 
 
@@ -74,22 +77,29 @@ _TIMEOUT = Param("timeout", "number", "seconds to wait with sync", default=10, l
                  hi=TIMEOUT_MAX_S, unit="seconds")
 _REALM = Param("realm", "string")
 _REPO = Param("repo", "string", "a repository path or name")
-_KINDS = Param("kinds", "kinds", "edge kinds: a list, or one comma-separated string")
+_KINDS = Param("kinds", "kinds", "edge kinds to follow (default: all): a list, or one "
+                                 "comma-separated string")
 _REPO_DIR = Param("repo", "string", "a path inside a realm (default '.')")
-_SINCE = Param("since", "string", "git revision")
+_SINCE = Param("since", "string",
+               "git revision to diff against (default: uncommitted changes vs HEAD)")
+_IN_REALM = Param("realm", "string", "only this realm (group of repos)")
 
 SPECS: dict[str, Spec] = {
     "initialize": Spec("Protocol version, server version and capabilities", (
         Param("client_info", "object", 'who asks, like {"name": "my-editor"}'),)),
     "search": Spec("Search the index (the socket method's params)", (
-        Param("query", "string", "words or an identifier", required=True, nonempty=True),
-        _REALM, _REPO,
-        Param("kind", "string", "comma-separated kinds"),
-        Param("lang", "string", "comma-separated languages"),
-        Param("path", "string", "glob over repo-relative paths"),
-        Param("limit", "integer", default=20, lo=1, hi=SEARCH_LIMIT_MAX),
-        Param("mode", "string", "absent: the best the daemon has", enum=MODES),
-        Param("context", "integer", "lines around each hit", default=0, lo=0, hi=50),
+        Param("query", "string", "what to find: identifiers, words, or a natural-language "
+                                 "description of the code", required=True, nonempty=True),
+        _IN_REALM, _REPO,
+        Param("kind", "string", "comma-separated kinds, e.g. function,class,method (function "
+                                "includes methods)"),
+        Param("lang", "string", "comma-separated languages, e.g. python,go"),
+        Param("path", "string", "glob over repo-relative paths, e.g. src/**/*.py"),
+        Param("limit", "integer", "max results", default=20, lo=1, hi=SEARCH_LIMIT_MAX),
+        Param("mode", "string", "keyword (exact names/words), semantic (meaning), hybrid "
+                                "(both); absent: the best the daemon has", enum=MODES),
+        Param("context", "integer", "lines of code around each hit (0: no code, just the hit "
+                                    "line)", default=0, lo=0, hi=50),
         Param("files", "boolean", "rank files by their best entries", default=False),
         _SYNC, _TIMEOUT), closed=True),
     "symbols": Spec("Outline of one file: its symbols in order", (
@@ -111,9 +121,11 @@ SPECS: dict[str, Spec] = {
     "graph.export": Spec("The relationship graph as text (json, dot, ...)", (
         Param("format", "string", default="json"), Param("scope", "string"))),
     "annotate": Spec("Attach a note to a file, symbol or edge", (
-        _target("path, path::Symbol or 'a -> b'"),
-        Param("text", "string", required=True, nonempty=True),
-        Param("author", "string", default="agent"))),
+        _target("file 'path', symbol 'path::Qualified.name', or a relationship 'a -> b' "
+                "between two of those"),
+        Param("text", "string", "the note to attach (shown to later searches)", required=True,
+              nonempty=True),
+        Param("author", "string", "who wrote the note", default="agent"))),
     "annotations": Spec("Notes, for one path or all", (Param("path", "string"),)),
     "skipped": Spec("Files withheld from the index, or indexed with secrets masked, with "
                     "reasons", (_REALM, _limit(1000, 100_000, "paths listed per repo"))),
@@ -138,12 +150,13 @@ SPECS: dict[str, Spec] = {
                                 "the daemon sees it (absolute)", required=True, nonempty=True),)),
     "context": Spec("The code to read for a task within a token budget: search hits, then "
                     "their graph neighbours ranked by personalised PageRank", (
-        Param("query", "string", "the task in words", required=True, nonempty=True),
+        Param("query", "string", "the task in words: what you are about to change or need to "
+                                 "understand", required=True, nonempty=True),
         Param("files", "strings", "paths or path::Qualified.name the task is about "
                                   "(absolute): they seed the ranking"),
-        Param("budget", "integer", "tokens (the embedding model's tokenizer)",
+        Param("budget", "integer", "tokens the pack may use (the embedding model's tokenizer)",
               default=BUDGET_DEFAULT, lo=BUDGET_MIN, hi=BUDGET_MAX, unit="tokens"),
-        _REALM, _REPO, Param("mode", "string", enum=MODES),
+        _IN_REALM, _REPO, Param("mode", "string", enum=MODES),
         Param("hits", "integer", "search hits that seed the graph (default: grows with the "
                                  "budget, 10 to 50)", lo=1, hi=HITS_MAX),
         _depth(2, 3, "graph hops from the seeds"),
@@ -151,9 +164,10 @@ SPECS: dict[str, Spec] = {
         _SYNC, _TIMEOUT), closed=True),
     "tests.affected": Spec("Test files to run for a diff or targets, ranked, with evidence "
                            "and a safe flag", (
-        _REPO_DIR, Param("since", "string", "git revision (default: the working tree vs HEAD)"),
-        Param("staged", "boolean", "the index vs HEAD", default=False),
-        Param("targets", "strings", "files or path::Symbol instead of a diff"),
+        _REPO_DIR, _SINCE,
+        Param("staged", "boolean", "only the staged changes (index vs HEAD)", default=False),
+        Param("targets", "strings", "files or 'path::Qualified.name' to select tests for, "
+                                    "instead of a diff"),
         _depth(3), _limit())),
 }
 
@@ -222,7 +236,7 @@ def param_schema(p: Param) -> dict:
     if p.type == "strings":
         out: dict = {"type": "array", "items": {"type": "string"}}
     elif p.type == "kinds":
-        out = {"oneOf": [{"type": "string", "description": "comma-separated edge kinds"},
+        out = {"oneOf": [{"type": "string"},
                          {"type": "array", "items": {"type": "string",
                                                      "enum": list(EDGE_KINDS)}}]}
     elif p.type == "object":
