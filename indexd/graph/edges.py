@@ -97,6 +97,9 @@ def file_edges(index: RealmIndex, f: FileFacts) -> FileResult:
         scope = _import_edges(index, f, res)
         _ref_edges(index, f, scope, res)
         _config_edges(index, f, res)
+        if f.lang == "python":      # pytest runs the fixtures a test names first
+            from .fixtures import fixture_edges
+            fixture_edges(index, f, res)
         if is_test_path(f.path):
             _test_edges(f, res)
     return res

@@ -42,9 +42,17 @@ def _provides(f: FileFacts) -> set[tuple]:
 
 
 def _return_types(f: FileFacts | None) -> set[tuple]:
-    """(function name, its return annotation): no definition, but what other files'
-    instance types are made of (``a = make(); a.run()``, graph/types.py)."""
-    return {(r.name, r.module) for r in f.refs_of("returns")} if f is not None else set()
+    """(function name, its return annotation / a value it returns or yields / that it is
+    a pytest fixture): no definition, but what other files' instance types are made of
+    (``a = make(); a.run()``, a test's ``runner`` fixture: graph/types.py, fixtures.py)."""
+    if f is None:
+        return set()
+    from .fixtures import fixture_quals
+
+    out = {(r.name, r.module) for r in f.refs_of("returns")}
+    out |= {(r.scope.rsplit(".", 1)[-1], f"{r.kind} {r.module}")
+            for r in f.refs_of("return_value", "yields") if r.scope}
+    return out | {(q.rsplit(".", 1)[-1], "fixture") for q in fixture_quals(f)}
 
 
 def _enclosing(symbol: str | None) -> list[str]:

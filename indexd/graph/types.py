@@ -6,10 +6,16 @@ references, python.refs.scm):
 
 - ``app = App(...)``, ``app = mod.App(...)``: the class called;
 - ``app = make()`` / ``self.make()`` / ``Factory.create()`` where the function
-  is annotated ``-> App`` (resolved in the function's own file);
+  is annotated ``-> App`` (resolved in the function's own file), or, without an
+  annotation, every ``return`` of its body is ``App(...)`` (``cls(...)`` in a method:
+  its class; a generator has no such type);
 - ``def f(app: App)``, ``app: App = ...``: the annotation, also ``"App"``,
   ``Optional[App]``, ``App | None``;
 - ``self.x = X()`` (or ``self.x: X``) in any method of the class, for ``self.x.m()``;
+  ``self.x = y`` gives what ``y`` holds in that method (click: ``self.command =
+  command`` in ``Context.__init__(self, command: "Command")``);
+- a test's (or fixture's) parameter naming a pytest fixture: the fixture's type
+  (graph/fixtures.py; click: ``def test_x(runner)`` and ``return CliRunner()``);
 - ``App(...).m()``: the class called;
 - ``app = apps[k]`` where ``apps`` is annotated ``Dict[str, App]``, ``list[App]``,
   ``Sequence[App]``, ...: the element type (click: ``option = self._long_opt[opt]``).
@@ -26,7 +32,10 @@ from __future__ import annotations
 
 import re
 
-BIND_KINDS = ("bind_call", "bind_type", "bind_item", "bind_none", "bind")
+BIND_KINDS = ("bind_call", "bind_type", "bind_item", "bind_none", "bind_name", "bind_param",
+              "bind")
+# bindings that say what they hold (a plain `bind` on the same line is the same one)
+VALUED = ("bind_call", "bind_item", "bind_name", "bind_param")
 MAPPINGS = ("Dict", "dict", "Mapping", "MutableMapping", "DefaultDict", "defaultdict",
             "OrderedDict")
 SEQUENCES = ("List", "list", "Sequence", "MutableSequence")
@@ -61,7 +70,8 @@ def receiver_classes(index, f, scope, receiver: str, where: str | None,
         return []
     key = ("types", f.repo, f.path, at, receiver)     # one answer per binding scope
     if key not in index.memo:
-        index.memo[key] = _types_of(index, f, scope, found, at, classes)
+        index.memo[key] = []        # `self.a = b` ... `b = self.a`: a cycle knows nothing
+        index.memo[key] = _types_of(index, f, scope, found, at, classes, receiver)
     return index.memo[key]
 
 
@@ -99,7 +109,7 @@ def _self_bindings(index, f) -> dict[tuple, list[tuple]]:
 def _item_classes(index, f, scope, container: str, where, classes) -> list[tuple]:
     """The element class of ``container[k]`` from the container's annotation."""
     found, _ = _found_bindings(index, f, container, where, classes)
-    parts = [element_classes(index, f, scope, m) for kind, m, _ in found if kind == "bind_type"]
+    parts = [element_classes(index, f, scope, b[1]) for b in found if b[0] == "bind_type"]
     return [] if not parts or not all(parts) else _union(parts)
 
 
@@ -158,29 +168,42 @@ def _lookup_scopes(where: str | None, classes: set[str]) -> list[str | None]:
 
 
 def _bindings(index, f) -> dict[tuple, list[tuple]]:
-    """(scope, name) -> [(kind, module, line)] of the file's bindings."""
+    """(scope, name) -> [(kind, module, line, scope)] of the file's bindings."""
     key = ("binds", f.repo, f.path)
     if key not in index.memo:
         table: dict[tuple, list[tuple]] = {}
         for r in f.refs_of(*BIND_KINDS):
-            table.setdefault((r.scope, r.name), []).append((r.kind, r.module, r.line))
+            table.setdefault((r.scope, r.name), []).append((r.kind, r.module, r.line, r.scope))
         index.memo[key] = table
     return index.memo[key]
 
 
-def _types_of(index, f, scope, found: list[tuple], where, classes) -> list[tuple]:
+def _types_of(index, f, scope, found: list[tuple], where, classes, name: str) -> list[tuple]:
     """The classes a set of bindings gives; [] if any of them is unknown."""
-    typed = [m for kind, m, _ in found if kind == "bind_type"]
+    typed = [b[1] for b in found if b[0] == "bind_type"]
     if typed:   # an annotation says what the name holds, whatever is assigned
         parts = [annotation_classes(index, f, scope, t) for t in typed]
         return [] if not all(parts) else _union(parts)
-    known = {line for kind, _, line in found if kind in ("bind_call", "bind_item", "bind_none")}
-    if any(kind == "bind" and line not in known for kind, _, line in found):
+    known = {b[2] for b in found if b[0] in (*VALUED, "bind_none")}
+    if any(b[0] == "bind" and b[2] not in known for b in found):
         return []
-    parts = [callee_classes(index, f, scope, m, where, classes) if kind == "bind_call"
-             else _item_classes(index, f, scope, m, where, classes)
-             for kind, m, _ in found if kind in ("bind_call", "bind_item")]
+    parts = [_binding_classes(index, f, scope, b, where, classes, name)
+             for b in found if b[0] in VALUED]
     return [] if not parts or not all(parts) else _union(parts)
+
+
+def _binding_classes(index, f, scope, binding: tuple, where, classes, name: str) -> list[tuple]:
+    """What one binding gives: a call's class, a container's element class, what the
+    name assigned holds where it is assigned (``self.x = y``), a fixture's type."""
+    kind, module, _, at = binding
+    if kind == "bind_call":
+        return callee_classes(index, f, scope, module, where, classes)
+    if kind == "bind_item":
+        return _item_classes(index, f, scope, module, where, classes)
+    if kind == "bind_name":
+        return receiver_classes(index, f, scope, module, at, classes)
+    from .fixtures import fixture_classes
+    return fixture_classes(index, f, binding, name)
 
 
 def _union(parts: list[list[tuple]]) -> list[tuple]:
@@ -190,20 +213,82 @@ def _union(parts: list[list[tuple]]) -> list[tuple]:
     return out
 
 
-def callee_classes(index, f, scope, callee: str, where, classes) -> list[tuple]:
-    """The class ``callee(...)`` returns: the class itself, or a function's ``-> T``."""
+def callee_classes(index, f, scope, callee: str, where, classes,
+                   bodies: bool = True) -> list[tuple]:
+    """The class ``callee(...)`` returns: the class itself, a function's ``-> T``, or
+    (``bodies``) the class every ``return`` of an unannotated function builds."""
     out = []
     for repo, path, qual, kind in _callee_defs(index, f, scope, callee, where, classes):
         if kind == "class":
             out.append((repo, path, qual))
             continue
         other = index.files.get((repo, path))
-        text = _returns(index, other).get(qual) if other is not None else None
+        if other is None:
+            continue
+        text = _returns(index, other).get(qual)
         if text:
-            from .edges import _other_scope
-            here = scope if other is f else _other_scope(index, other)
-            out += annotation_classes(index, other, here, text)
+            out += annotation_classes(index, other, _scope_of(index, f, scope, other), text)
+        elif bodies:
+            out += body_classes(index, other, _scope_of(index, f, scope, other), qual)
     return out
+
+
+def _scope_of(index, f, scope, other):
+    from .edges import _other_scope
+    return scope if other is f else _other_scope(index, other)
+
+
+def body_classes(index, f, scope, qual: str, yields: bool = False) -> list[tuple]:
+    """The one class every ``return X(...)`` (``yields``: also ``yield X(...)``) of the
+    function ``qual`` builds (``return None`` aside); [] when any returns something
+    else, they disagree, or (without ``yields``) the function is a generator. The
+    callees are classes or ``-> T`` functions, never other bodies: no recursion."""
+    key = ("body_type", f.repo, f.path, qual, yields)
+    if key in index.memo:
+        return index.memo[key]
+    values = _returned(index, f).get(qual, [])
+    out = []
+    if yields or not any(kind == "yields" for kind, _ in values):
+        found = [c for c in (_built(index, f, scope, qual, kind, text) for kind, text in values)
+                 if c != "None"]
+        out = found[0] if found and found[0] and all(c == found[0] for c in found) else []
+    index.memo[key] = out
+    return out
+
+
+def _built(index, f, scope, qual: str, kind: str, text: str | None):
+    """The classes one ``return``/``yield`` value builds; "None" for None; [] else."""
+    if kind == "yields":        # `yield X(...)`; a bare yield is None, `yield from` unknown
+        rest = (text or "")[len("yield"):].strip()
+        if not rest:
+            return "None"
+        if rest.startswith("from") and not rest[4:5].isalnum() and rest[4:5] != "_":
+            return []
+        text = rest
+    text = text.strip()
+    if text == "None":
+        return "None"
+    callee = text.split("(", 1)[0].strip()
+    if not text.endswith(")") or not _DOTTED.match(callee) \
+            or not _closes_at_end(text, text.index("(")):
+        return []
+    from .edges import _class_quals
+    owner, classes = qual.rpartition(".")[0], _class_quals(index, f)
+    if callee in ("cls", "self.__class__") and owner in classes:
+        return [(f.repo, f.path, owner)]
+    return callee_classes(index, f, scope, callee, qual, classes, bodies=False)
+
+
+def _returned(index, f) -> dict[str, list[tuple]]:
+    """function qualname -> [(kind, text)] of its ``return expr`` and ``yield`` values."""
+    key = ("returned", f.repo, f.path)
+    if key not in index.memo:
+        out: dict[str, list[tuple]] = {}
+        for r in f.refs_of("return_value", "yields"):
+            if r.scope:
+                out.setdefault(r.scope, []).append((r.kind, r.module))
+        index.memo[key] = out
+    return index.memo[key]
 
 
 def _callee_defs(index, f, scope, callee: str, where, classes) -> list[tuple]:
@@ -231,7 +316,7 @@ def annotation_classes(index, f, scope, text: str) -> list[tuple]:
     else:
         parts = t.split("|")
     out = []
-    for part in (p.strip() for p in parts):
+    for part in (_unquote(p) for p in parts):     # t.Optional["Context"]
         if part == "None":
             continue
         found = [(r, p, q) for r, p, q, k in _named(index, f, scope, part) if k == "class"]

@@ -44,10 +44,10 @@ def test_imports_calls_references(graph):
     assert ("app/service.py", "handle_request", "app/db.py", "open_database_connection",
             "resolved") in calls
     assert ("app/db.py", "open_database_connection", "app/db.py", "Database", "resolved") in calls
-    # `db.connect()`: `db` is a variable of unknown type; that a module service imports
-    # defines a `connect` is only a name agreeing (issue 11: never called resolved).
+    # `db.connect()`: `db = open_database_connection()`, whose every return is
+    # `Database()`: a type reasoned from the body, never called resolved (issue 11).
     assert ("app/service.py", "handle_request", "app/db.py", "Database.connect",
-            "name_match") in calls
+            "inferred") in calls
     # handle_request is not imported into other.py: a name match, weighted up (long name).
     nm = [e for e in graph.edges(["calls"]) if e.src_path == "app/other.py"]
     assert [(e.dst_symbol, e.how, e.weight) for e in nm] == [("handle_request", "name_match", 2.0)]

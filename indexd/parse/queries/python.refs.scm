@@ -99,7 +99,13 @@
 ;   reference.bind_item  `x = d[k]`, @module = the container (`d: Dict[str, C]` gives C)
 ;   reference.bind_none  `x = None` (no type either way)
 ;   reference.bind       any other binding: assignments, parameters, for, with (unknown)
+;   reference.bind_name  `self.x = y`, @module = y (self.x holds what y holds there)
+;   reference.bind_param a plain parameter (a pytest fixture's value when it names one:
+;                        graph/fixtures.py; else unknown, as `bind`)
 ;   reference.returns    `def f() -> T`, @name = the function, @module = T
+;   reference.return_value  `return expr`, @module = expr (a type without `-> T`)
+;   reference.yields     a `yield` (the function is a generator), @module = the whole
+;                        `yield ...` (a fixture's value is what it yields)
 (assignment left: (identifier) @name right: (call function: (_) @module)) @reference.bind_call
 (assignment left: (identifier) @name type: (type) @module) @reference.bind_type
 (assignment left: (identifier) @name right: (none)) @reference.bind_none
@@ -119,16 +125,22 @@
   (#eq? @_self "self")) @reference.bind_none
 (assignment
   left: (attribute object: (identifier) @_self attribute: (identifier)) @name
+  right: (identifier) @module
+  (#eq? @_self "self")) @reference.bind_name
+(assignment
+  left: (attribute object: (identifier) @_self attribute: (identifier)) @name
   (#eq? @_self "self")) @reference.bind
 (assignment left: (pattern_list (identifier) @name)) @reference.bind
 (typed_parameter (identifier) @name type: (type) @module) @reference.bind_type
 (typed_default_parameter name: (identifier) @name type: (type) @module) @reference.bind_type
-(parameters (identifier) @name) @reference.bind
+(parameters (identifier) @name) @reference.bind_param
 (default_parameter name: (identifier) @name) @reference.bind
 (for_statement left: (identifier) @name) @reference.bind
 (for_statement left: (pattern_list (identifier) @name)) @reference.bind
 (as_pattern alias: (as_pattern_target (identifier) @name)) @reference.bind
 (function_definition name: (identifier) @name return_type: (type) @module) @reference.returns
+(return_statement "return" @name (_) @module) @reference.return_value
+(yield "yield" @name) @module @reference.yields
 ; `if __name__ == "__main__":` at module level: what follows runs as a script, not on import
 (module
   (if_statement
