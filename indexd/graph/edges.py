@@ -18,8 +18,10 @@ file's imports) as "inferred"; ``self.x()``/``cls.x()`` also reach the overrides
 instance: click's ``BaseCommand.make_context`` -> ``Command.parse_args``), "inferred"
 too, and ``super().x()`` only the bases. A call on a variable or ``self.attr`` whose class
 its bindings give (``app = App()``, ``def f(app: App)``, ``a = make()`` with
-``make() -> App``, ``self.x = X()``: graph/types.py) reaches that class's method
-the same way, "inferred". A call on any other receiver (an untyped variable, a
+``make() -> App`` or every ``return`` of ``make`` building ``App(...)``, ``self.x =
+X()``, ``self.x = app``, a test's pytest fixture parameter: graph/types.py,
+graph/fixtures.py) reaches that class's method the same way, "inferred"; a test also
+calls each fixture its parameters name ("inferred"). A call on any other receiver (an untyped variable, a
 chain like ``self._loop.x()``, a literal) is a name match at best, and one on
 self/cls/super() never matches a module-level function. Decorators are calls
 (never name-matched: an unresolved one is mostly ``@property``); what runs when
