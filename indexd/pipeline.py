@@ -31,6 +31,7 @@ from .parse.code import take_clock
 from .procs import die_with_parent
 from .scan.listing import RepoRules
 from .scan.reader import Skip, read_source, stat_key
+from .stat_sidecar import extractor_version
 from .store import FileWrite, Store
 from .store.packed import pack
 from .store.rows import entry_rows, link_columns, link_rows
@@ -46,22 +47,7 @@ PACKED_BATCH_BYTES = 256 << 20
 PACKED_BATCH_FILES = 50_000
 
 
-def _extractor_version() -> str:
-    """A digest of everything that decides what a file yields (parsers, their
-    tree-sitter queries, the row builder, identifier splitting): an upgrade
-    that changes any of it re-parses files whose content did not change."""
-    import hashlib
-
-    root = Path(__file__).parent
-    parts = sorted((root / "parse").rglob("*.py")) + sorted((root / "parse").rglob("*.scm"))
-    parts += [root / "store" / "rows.py", root / "words.py", root / "enrich" / "file_summary.py"]
-    digest = hashlib.sha256()
-    for path in parts:
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()[:16]
-
-
-EXTRACTOR_VERSION = _extractor_version()
+EXTRACTOR_VERSION = extractor_version()   # stat_sidecar.py: the warm path needs it too
 
 
 def _extractor_key(realm: str, repo: str) -> str:

@@ -131,6 +131,11 @@ def _index_by_daemon(settings, args, pid) -> int:
 
 
 def _index_here(settings, args) -> int:
+    embed = not args.no_embed and settings.embed_model != "off"
+    # Nothing changed (the sidecar proves it): answer without importing the store.
+    if not args.paths and not embed and _unchanged(settings, args):
+        return EXIT_OK
+    from .. import stat_sidecar
     from ..pipeline import Indexer, parse_pool
     from ..realms import locate
     from ..store import Store
@@ -158,12 +163,29 @@ def _index_here(settings, args) -> int:
         progress.close()
         _print_report(report)
     embedded = None
-    if not args.no_embed and settings.embed_model != "off":
+    if embed:
         embedded = _embed_here(settings, store, args.json)
+    if only is None:   # after the run's last commit: the next warm run may trust it
+        stat_sidecar.write(store, settings, settings.realm_repos(args.realm))
     if args.json:
         for event in done_events:
             print(json.dumps(event | ({"embed": embedded} if embedded else {})), flush=True)
     return EXIT_OK
+
+
+def _unchanged(settings, args) -> bool:
+    """Report "nothing changed" from the stat cache's sidecar, if it can show it."""
+    from ..stat_sidecar import unchanged
+
+    done = unchanged(settings, args.realm)
+    if done is None:
+        return False
+    if args.json:
+        print(json.dumps(done), flush=True)
+    else:
+        print(f"indexd: nothing changed: {done['files']} files, none parsed "
+              f"({done['seconds']:.2f}s)")
+    return True
 
 
 def _embed_here(settings, store, as_json: bool) -> dict:
