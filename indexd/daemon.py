@@ -7,7 +7,6 @@ are atomic per batch, so abandoning is also safe), optimize, release the lock.
 
 from __future__ import annotations
 
-import asyncio
 import errno
 import fcntl
 import logging
@@ -102,6 +101,8 @@ def run_daemon(settings: Settings | None = None, http: str | None = None, embed:
         return 1
     try:
         setup_logging(settings)
+        import asyncio   # here: `indexd index` imports this module only for the lock
+
         return asyncio.run(_serve(settings, http, embed, http_allow_remote))
     finally:
         os.close(lock_fd)
@@ -109,6 +110,8 @@ def run_daemon(settings: Settings | None = None, http: str | None = None, embed:
 
 async def _serve(settings: Settings, http: str | None, embed: bool,
                  http_allow_remote: bool = False) -> int:
+    import asyncio
+
     from .engine import Engine
     from .server.methods import Methods
     from .server.socket_server import SocketServer

@@ -30,7 +30,7 @@ from .parse import detect_language, parse_source
 from .parse.code import take_clock
 from .procs import die_with_parent
 from .scan.listing import RepoRules
-from .scan.reader import Skip, read_source, stat_key
+from .scan.reader import Skip, read_source, real_stat_key
 from .stat_sidecar import extractor_version
 from .store import FileWrite, Store
 from .store.packed import pack
@@ -91,6 +91,7 @@ class Plan:
     full: bool = False                 # the whole tree was planned (not some paths)
     outdated: bool = False             # the repo's rows came from another extractor
     seconds: tuple = (0.0, 0.0)        # (wall, CPU) spent planning
+    real_root: str = ""                # the repo root resolved, once per plan
 
 
 WORKER_STAGES = ("read", "tree_sitter", "query", "extract", "rows")
@@ -340,7 +341,9 @@ class Indexer:
             self._plan_file(plan, known.get(path), plan.realm, plan.repo, path)
 
     def _plan_file(self, plan: Plan, rec: FileRecord | None, realm, repo, path) -> None:
-        stat = stat_key(Path(repo), path)
+        if not plan.real_root:
+            plan.real_root = os.path.realpath(repo)
+        stat = real_stat_key(plan.real_root, path)
         if stat is None:
             if rec is not None:
                 plan.deleted.append(rec.key)

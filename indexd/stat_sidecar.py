@@ -193,7 +193,7 @@ def _repo_unchanged(settings, repo: str, known: dict) -> tuple[int, list[str]] |
     """(files listed, skip reasons of the listing) when the repo matches its
     sidecar entry file for file; None at the first difference."""
     from .scan.listing import RepoRules
-    from .scan.reader import stat_key
+    from .scan.reader import real_stat_key
 
     if not Path(repo).is_dir():
         return None
@@ -205,9 +205,10 @@ def _repo_unchanged(settings, repo: str, known: dict) -> tuple[int, list[str]] |
     for path, reason, detail in listing.skipped:
         if reasons.get(path) != f"{reason}: {detail}":
             return None
+    real_root = os.path.realpath(repo)
     for path in listing.files:
         want = stats[path]
         # The planner's own test: a listed file with the same stat is not read.
-        if want is None or list(stat_key(Path(repo), path) or ()) != want:
+        if want is None or list(real_stat_key(real_root, path) or ()) != want:
             return None
     return len(listing.files), [reason for _, reason, _ in listing.skipped]

@@ -81,7 +81,12 @@ def stat_key(root: Path, relpath: str) -> tuple[int, int, int] | None:
     None when the path does not exist. A link pointing outside the repo (or
     nowhere) is keyed by the link itself, so retargeting it still registers.
     """
-    real_root = os.path.realpath(root)
+    return real_stat_key(os.path.realpath(root), relpath)
+
+
+def real_stat_key(real_root: str, relpath: str) -> tuple[int, int, int] | None:
+    """``stat_key`` under a root already resolved (a planner stats thousands of
+    files: resolving the root each time cost more lstat calls than the files)."""
     path = os.path.join(real_root, relpath)
     try:
         st = os.lstat(path)
