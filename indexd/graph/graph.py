@@ -23,7 +23,7 @@ from contextlib import contextmanager
 
 from . import export as _export
 from .edges import FileResult, file_edges
-from .impact import any_truncated, bounded, combined, item, rank, walk
+from .impact import TESTS_HOW, any_truncated, bounded, combined, item, rank, tests_walk, walk
 from .import_time import CALL_KINDS, import_time_tests
 from .model import Edge, FileFacts, is_test_path, repo_name
 from .packed import Packed
@@ -63,6 +63,22 @@ def _enclosing(symbol: str | None) -> list[str]:
     return [".".join(parts[:n]) for n in range(len(parts), 0, -1)]
 
 
+def _seeds_once(incoming, seeds: list[tuple]):
+    """``incoming`` with the seeds' edges built once per answer: the walk, the
+    import-time search and the tests walk all start from them, and a hub module
+    has thousands (each is rebuilt from its packed form per call)."""
+    memo: dict[tuple, list] = dict.fromkeys(seeds)
+
+    def step(node):
+        if node not in memo:
+            return incoming(node)
+        got = memo[node]
+        if got is None:
+            got = memo[node] = list(incoming(node))
+        return got
+    return step
+
+
 @contextmanager
 def _gc_paused():
     """A deep walk allocates millions of short-lived tuples and dicts (edges rebuilt
@@ -85,6 +101,9 @@ class Graph:
     # walks everything: test selection needs every test more than speed.
     walk_edges_per_item = 25
     walk_min_edges = 5_000
+    # the tests walk (trusted edges, any depth; impact.tests_walk) gets this share of
+    # that budget on top
+    tests_walk_share = 0.5
 
     def __init__(self):
         self.facts: dict[tuple, FileFacts] = {}
@@ -352,12 +371,15 @@ class Graph:
         """What may break if ``target`` changes: reverse walk, scored."""
         t0 = time.perf_counter()
         seeds = _with_constructed_classes(self.resolve_target(target))
-        w = walk(seeds, self._incoming, depth, kinds, reverse=True, budget=self._budget(limit))
+        incoming = _seeds_once(self._incoming, seeds)
+        w = walk(seeds, incoming, depth, kinds, reverse=True, budget=self._budget(limit))
         visits, scores = w.visits, rank(seeds, w.traversed)
         seed_files = {s[:3] for s in seeds}
         file_target = all(s[3] is None for s in seeds)
-        if not file_target and (kinds is None or set(kinds) & set(CALL_KINDS)):
-            self._add_import_time(w, seeds, limit)
+        calls = kinds is None or bool(set(kinds) & set(CALL_KINDS))
+        if not file_target and calls:
+            self._add_import_time(w, seeds, incoming, limit)
+        deep = self._add_trusted_tests(w, seeds, incoming, kinds, limit) if calls else None
         buckets: dict[str, list] = {"affected": [], "tests": [], "docs": []}
         for node, v in visits.items():
             if v.distance == 0 or (file_target and node[:3] in seed_files):
@@ -370,7 +392,8 @@ class Graph:
         out = {}
         for name, rows in buckets.items():
             rows.sort()
-            out |= bounded(name, rows, limit, [r[1] for r in rows], exact=w.exhaustive)
+            exact = w.exhaustive and (name != "tests" or deep is None or deep.exhaustive)
+            out |= bounded(name, rows, limit, [r[1] for r in rows], exact=exact)
             # only the rows shown become items: a hub's thousands stay cheap
             out[name] = [item(r[-1], visits[r[-1]], scores.get(r[-1], 0.0),
                               self._node_kind(r[-1])) for r in out[name]]
@@ -379,13 +402,32 @@ class Graph:
         complete, reason = self._completeness(files, pending)
         return {"target": target, "took_ms": round((time.perf_counter() - t0) * 1000, 2),
                 "complete": complete, "incomplete_reason": reason, **out,
-                "limit": limit, "truncated": any_truncated(out), "walk": w.summary()}
+                "limit": limit, "truncated": any_truncated(out), "walk": w.summary(),
+                "tests_walk": None if deep is None else deep.summary()}
 
-    def _add_import_time(self, w, seeds, limit: int | None) -> None:
+    def _add_trusted_tests(self, w, seeds, incoming, kinds, limit: int | None):
+        """The tests ``tests_walk`` reaches over trusted edges at any depth, into the
+        walk's answer: those it lacks, and those it reached only through a name
+        match (the trusted chain is better evidence; the fewest hops stay). Returns
+        the tests walk (its summary says whether the budget cut it)."""
+        budget = self._budget(limit)
+        deep = tests_walk(seeds, incoming, None if budget is None
+                          else max(1, int(budget * self.tests_walk_share)), kinds)
+        for node, v in deep.visits.items():
+            if v.distance == 0 or not is_test_path(node[2]):
+                continue
+            seen = w.visits.get(node)
+            if seen is None:
+                w.visits[node] = v
+            elif seen.distance > 0 and not all(e.how in TESTS_HOW for e in seen.via):
+                seen.confidence, seen.via = v.confidence, v.via
+        return deep
+
+    def _add_import_time(self, w, seeds, incoming, limit: int | None) -> None:
         """Tests importing a module that runs the target on import (import_time.py),
         where the walk did not reach them itself; a cut search makes the walk's
         answer inexact too."""
-        found = import_time_tests(seeds, self._incoming, self._file_incoming,
+        found = import_time_tests(seeds, incoming, self._file_incoming,
                                   self._tests_under, budget=self._budget(limit))
         for node, v in found.tests.items():
             w.visits.setdefault(node, v)

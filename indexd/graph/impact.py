@@ -28,6 +28,10 @@ KIND_WEIGHT = {"imports": 1.0, "calls": 1.0, "references": 0.9, "tests": 1.0, "p
                "documents": 0.7, "config": 0.8, "co_change": 0.6}
 DAMPING = 0.85
 ITERATIONS = 30
+# the tests bucket's trusted reach (tests_walk): what it follows, and a guard on hops
+TESTS_HOW = ("resolved", "inferred", "coverage")
+TESTS_KINDS = ("calls", "references", "imports", "tests", "import_time")
+TESTS_DEPTH = 64
 
 Node = tuple  # (realm, repo, path, symbol | None)
 
@@ -79,9 +83,10 @@ class Walk:
 
 
 def walk(seeds: list[Node], step, depth: int, kinds=None, reverse: bool = True,
-         budget: int | None = None) -> Walk:
+         budget: int | None = None, hows=None) -> Walk:
     """Best-first to ``depth`` (see the module docstring). A node is expanded again
-    only when reached in fewer hops, which can reach further within ``depth``."""
+    only when reached in fewer hops, which can reach further within ``depth``.
+    ``hows``: follow only edges found so (the others still count against the budget)."""
     w = Walk({s: Visit(0, 1.0) for s in seeds}, {}, dict.fromkeys(seeds, 1.0), budget=budget)
     # equal scores in the order answers list them (path, symbol): a cut tie keeps the
     # same first ones as the exhaustive answer
@@ -97,7 +102,7 @@ def walk(seeds: list[Node], step, depth: int, kinds=None, reverse: bool = True,
             break
         expanded[node] = hops
         for other, d in _expand(w, node, hops, step(node), kinds, reverse,
-                                None if hops == 0 else budget):
+                                None if hops == 0 else budget, hows):
             if d < depth:
                 heapq.heappush(heap, (-w.scores[other], other[2], other[3] or "", seq, d, other))
                 seq += 1
@@ -106,7 +111,7 @@ def walk(seeds: list[Node], step, depth: int, kinds=None, reverse: bool = True,
     return w
 
 
-def _expand(w: Walk, node: Node, hops: int, edges, kinds, reverse: bool, budget):
+def _expand(w: Walk, node: Node, hops: int, edges, kinds, reverse: bool, budget, hows=None):
     """Record ``node``'s edges; yields (other, hops) for each node whose best path
     or fewest hops just improved (worth expanding). Sets ``w.stopped_at`` when the
     budget runs out in the middle."""
@@ -120,6 +125,8 @@ def _expand(w: Walk, node: Node, hops: int, edges, kinds, reverse: bool, budget)
             w.stopped_at = scores[node] * 0.5
             return
         w.edges += 1
+        if hows and e.how not in hows:
+            continue
         other = ((e.realm, e.src_repo, e.src_path, e.src_symbol) if reverse
                  else (e.realm, e.dst_repo, e.dst_path, e.dst_symbol))
         conf = confidence(e)
@@ -139,6 +146,27 @@ def _expand(w: Walk, node: Node, hops: int, edges, kinds, reverse: bool, budget)
             if fewer:
                 seen.distance = min(seen.distance, d)
                 yield other, d
+
+
+def tests_walk(seeds: list[Node], step, budget: int | None, kinds=None) -> Walk:
+    """The tests bucket's own reach: up trusted edges only (``TESTS_HOW``) to any depth
+    (``TESTS_DEPTH`` is a guard, not a policy), best paths first, stopped by ``budget``
+    (edges examined), not by hops. Real chains from a test to what it breaks run 4-15
+    hops (click: ``runner.invoke`` -> ``main`` -> ``make_context`` -> ``parse_args`` ...);
+    a name match is a guess, and a chain of guesses reaches everything, so name
+    matches count only within impact's own depth. A module's own code (a file node
+    reached by a module-level call) is not walked up: what runs at import is
+    import_time.py's, which follows the importers instead."""
+    seed_set = set(seeds)
+
+    def trusted_step(node: Node):
+        if node[3] is None and node not in seed_set:
+            return ()
+        return step(node)
+
+    wanted = [k for k in TESTS_KINDS if kinds is None or k in kinds]
+    return walk(seeds, trusted_step, TESTS_DEPTH, wanted, reverse=True, budget=budget,
+                hows=TESTS_HOW)
 
 
 def rank(seeds: list[Node], traversed: dict[tuple[Node, Node], float]) -> dict[Node, float]:

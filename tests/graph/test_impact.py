@@ -30,7 +30,7 @@ def test_shape_distance_and_scores(setup):
     lists = ("affected", "tests", "docs")
     assert set(res) == {"target", "took_ms", "complete", "incomplete_reason", "unresolved",
                         "unresolved_total", "unresolved_truncated", "limit", "truncated",
-                        "walk", *lists, *(f"{b}_{x}" for b in lists
+                        "walk", "tests_walk", *lists, *(f"{b}_{x}" for b in lists
                                           for x in ("total", "truncated", "by_distance",
                                                     "total_exact"))}
     assert res["walk"]["exhaustive"] is True and res["affected_total_exact"] is True
@@ -47,7 +47,9 @@ def test_shape_distance_and_scores(setup):
     assert scores[("lib/mid.py", "load_settings")] > scores[("lib/top.py", "start_server")]
     shallow = g.impact("lib/base.py", depth=1)
     assert {i["path"] for i in shallow["affected"]} == {"lib/mid.py", "lib/broken.py"}
-    assert shallow["tests"] == []
+    # the tests bucket reaches past the depth over resolved edges (issue 11)
+    assert [(i["path"], i["distance"]) for i in shallow["tests"]
+            if i["symbol"] == "test_start"] == [("tests/test_top.py", 3)]
 
 
 def test_complete_false_for_failed_and_pending(setup):
