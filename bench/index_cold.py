@@ -6,7 +6,8 @@ DIR``), then measures, in one run:
 
 * indexd cold index: a fresh ``INDEXD_HOME`` and realm over the copy, timed
   around the ``indexd index --json`` subprocess; ``--runs`` times, median;
-* indexd warm re-run (nothing changed; must parse 0 files);
+* indexd warm re-run (nothing changed; must parse 0 files), and once more
+  without the stat sidecar (the store path);
 * indexd after editing one function body in a large file (must parse 1);
 * ``ctags -R --languages=Python`` over the copy (median of as many runs);
 * a Python ``ast`` baseline: parse every file and walk its definitions.
@@ -114,6 +115,16 @@ def run_index(home: Path) -> dict:
     return done | {"wall": wall, "cpu": cpu}
 
 
+def warm_without_sidecar(home: Path) -> dict:
+    """A warm run that plans from the store, as after a daemon wrote it."""
+    from indexd.config import load_settings
+    from indexd.stat_sidecar import SIDECAR
+
+    settings = load_settings(env={"INDEXD_HOME": str(home)})
+    (settings.paths.store_dir / SIDECAR).unlink(missing_ok=True)
+    return run_index(home)
+
+
 def problem_files(home: Path) -> tuple[list, list]:
     """(failed, skipped) as (path, reason) from the store of one run."""
     from indexd.config import load_settings
@@ -146,16 +157,18 @@ def edit_one_function(corpus: Path) -> tuple[str, str]:
 
 
 # --- baselines --------------------------------------------------------------
-def run_ctags(corpus: Path, out: Path) -> tuple[float, int] | None:
+def run_ctags(corpus: Path, out: Path) -> tuple[float, int, float] | None:
     ctags = shutil.which("ctags")
     if ctags is None:
         return None
     out.unlink(missing_ok=True)
     cmd = [ctags, "-R", "--languages=Python", "--fields=+n", "--output-format=json",
            "-f", str(out), str(corpus)]
+    cpu = _children_cpu()
     started = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True)
     wall = time.perf_counter() - started
+    cpu = _children_cpu() - cpu
     if proc.returncode != 0:
         print(f"ctags failed: {proc.stderr.strip()[:500]}", file=sys.stderr)
         return None
@@ -163,7 +176,7 @@ def run_ctags(corpus: Path, out: Path) -> tuple[float, int] | None:
     with open(out, encoding="utf-8", errors="replace") as fh:
         for line in fh:
             tags += '"_type": "tag"' in line
-    return wall, tags
+    return wall, tags, cpu
 
 
 def ctags_version() -> str:
@@ -217,7 +230,14 @@ def build_table(r: dict) -> str:
         ("indexd warm re-run", _s(r["warm"]["wall"]), _s(r["warm"]["seconds"]),
          r["warm"]["files"], r["warm"]["parsed"], f"{r['warm']['entries']:,}", "-", "-",
          ("OK: parsed 0" if r["warm"]["parsed"] == 0 else "FAIL: expected parsed 0")
-         + f"; median of {len(r['warm_walls'])}: {', '.join(_s(w) for w in r['warm_walls'])} s"),
+         + f"; median of {len(r['warm_walls'])}: {', '.join(_s(w) for w in r['warm_walls'])} s"
+         + f"; cpu {_s(r['warm']['cpu'])} s"
+         + ("; store not opened (stat sidecar)" if r["warm"].get("stat_cache") == "sidecar"
+            else "")),
+        ("indexd warm, no sidecar", _s(r["warm_store"]["wall"]), _s(r["warm_store"]["seconds"]),
+         r["warm_store"]["files"], r["warm_store"]["parsed"], f"{r['warm_store']['entries']:,}",
+         "-", "-", f"the store path (stat_cache.json removed first); cpu "
+         f"{_s(r['warm_store']['cpu'])} s"),
         ("indexd one-function edit", _s(r["edit"]["wall"]), _s(r["edit"]["seconds"]),
          r["edit"]["files"], r["edit"]["parsed"], f"{r['edit']['entries']:,}", "-", "-",
          ("OK: parsed 1" if r["edit"]["parsed"] == 1 else "FAIL: expected parsed 1")
@@ -228,7 +248,7 @@ def build_table(r: dict) -> str:
         rows.append(("ctags -R (median)", _s(c["wall"]), "-", r["corpus_files"], "-",
                      f"{c['tags']:,}", _rate(r["corpus_files"], c["wall"]),
                      _rate(c["tags"], c["wall"]),
-                     f"tags; runs {', '.join(_s(w) for w in c['walls'])} s"))
+                     f"tags; runs {', '.join(_s(w) for w in c['walls'])} s; cpu {_s(c['cpu'])} s"))
     else:
         rows.append(("ctags -R", "-", "-", "-", "-", "-", "-", "-", "ctags not found"))
     a = r["ast"]
@@ -267,7 +287,9 @@ def goals(r: dict) -> str:
         verdict = "meets the goal" if ratio <= goal else "within the bar" if ratio <= bar \
             else "over the bar"
         parts.append(f"{name}/ctags {ratio:.1f}x (goal <= {goal:g}x, bar {bar:g}x: {verdict})")
-    return "targets (wall): " + "; ".join(parts)
+    # CPU seconds move less with the load of a shared machine than wall seconds.
+    cpu = ", ".join(f"{name}/ctags {r[name]['cpu'] / r['ctags']['cpu']:.1f}x" for name in GOALS)
+    return "targets (wall): " + "; ".join(parts) + f"\ntargets (cpu): {cpu}"
 
 
 STAGE_WHERE = {"plan": "writer: list, stat, store scan", "read": "workers: read, hash, secrets",
@@ -474,15 +496,18 @@ def main(argv=None) -> int:
         r["cold_walls"] = [d["wall"] for d in colds]
         if ctags_runs:
             r["ctags"] = {"wall": statistics.median(c[0] for c in ctags_runs),
-                          "tags": ctags_runs[-1][1], "walls": [c[0] for c in ctags_runs]}
+                          "tags": ctags_runs[-1][1], "walls": [c[0] for c in ctags_runs],
+                          "cpu": statistics.median(c[2] for c in ctags_runs)}
         r["ast"] = {"wall": statistics.median(a[0] for a in ast_runs),
                     "defs": ast_runs[-1][1], "failures": ast_runs[-1][2]}
 
         warms = [run_index(home) for _ in range(args.runs)]
-        r["warm"] = _median_run(warms)
+        r["warm"] = _median_run(warms) | {"cpu": statistics.median(d["cpu"] for d in warms)}
         r["warm_walls"] = [d["wall"] for d in warms]
         print(f"warm: {', '.join(f'{w:.2f}' for w in r['warm_walls'])}s, parsed "
               f"{max(d['parsed'] for d in warms)}", flush=True)
+        r["warm_store"] = warm_without_sidecar(home)
+        print(f"warm, no sidecar: {r['warm_store']['wall']:.2f}s", flush=True)
         r["edit_file"], r["edit_func"] = edit_one_function(corpus)
         r["edit"] = run_index(home)
         print(f"one edit ({r['edit_file']}:{r['edit_func']}): {r['edit']['wall']:.2f}s, "
