@@ -36,7 +36,7 @@ def tests_affected(rel, repo: str | None = None, since: str | None = None, stage
     fallback = None
     if unsafe:
         modules = list(dict.fromkeys((c["repo"], c["path"]) for c in unsafe))
-        fallback = {"reason": _reason(unsafe, depth),
+        fallback = {"reason": _reason(unsafe),
                     "modules": [node_label(r, p, None) for r, p in modules],
                     "files": add_fallback(picked["files"],
                                           _import_impacts(rel, modules, pending, doubts))}
@@ -54,13 +54,10 @@ def tests_affected(rel, repo: str | None = None, since: str | None = None, stage
             "took_ms": round((time.perf_counter() - t0) * 1000, 2)}
 
 
-def _reason(unsafe: list[dict], depth: int) -> str:
+def _reason(unsafe: list[dict]) -> str:
     weak = [c["label"] for c in unsafe if c["tested"] == "weak"]
-    far = [c["label"] for c in unsafe if c["tested"] == "far"]
     unknown = [c["label"] for c in unsafe if c["tested"] == "unknown"]
     parts = []
-    if far:
-        parts.append(f"only paths longer than depth {depth} to tests for " + ", ".join(far))
     if weak:
         parts.append("only name_match/git paths to tests for " + ", ".join(weak))
     if unknown:

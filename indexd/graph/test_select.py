@@ -7,9 +7,7 @@ evidence chain (the ``via`` edges, test -> ... -> changed symbol, each with
 its ``how``), and says per changed symbol how well it is tested:
 
 - ``trusted``: some test reaches it over resolved / inferred / coverage edges only,
-  within the depth asked (``safe_reach``);
-- ``far``: tests reach it over trusted edges, but only through chains longer than
-  the depth (selected, not enough to call it safe: ``safe_reach``);
+  at any depth (the tests bucket's reach, Graph.impact);
 - ``weak``: tests reach it, but only through a name_match or git (co-change) edge;
 - ``untested``: provably no test: no test item, no unresolved reference that
   might be it, the answer complete and the walk not cut at its depth;
@@ -68,21 +66,12 @@ def _row(ch: dict) -> dict:
             "change": ch.get("change"), "label": change_label(ch)}
 
 
-def safe_reach(test_item: dict, depth: int) -> bool:
-    """A trusted chain within ``depth``: what may call a symbol tested. The tests
-    bucket also holds tests reached over longer trusted chains (Graph.impact); they
-    are selected, but do not make the answer safe: on click's mutants counting them
-    said safe 26 times, 16 right, and dropped the fallback files that held the rest
-    (file recall 0.914 -> 0.795; docs/benchmarks.md). A symbol that deep is reached
-    from most tests, through edges the graph lacks."""
-    return is_trusted(test_item) and len(test_item.get("via", [])) <= depth
-
-
 def _tested(tests: list[dict], result: dict | None, depth: int) -> str:
-    if any(safe_reach(t, depth) for t in tests):
-        return "trusted"
+    # a trusted chain longer than ``depth`` counts too: on click's mutants (with
+    # fixture types) that said safe 28 times, 21 right, against 15 of 22 counting
+    # only chains within depth 3, at the same file recall (docs/benchmarks.md)
     if any(is_trusted(t) for t in tests):
-        return "far"
+        return "trusted"
     if tests:
         return "weak"
     if result is None or not result.get("complete", False):
