@@ -5,6 +5,10 @@ graph does not need the model), waits for the graph, then times N requests of
 each kind against deterministic random targets.
 
     .venv/bin/python bench/impact_latency.py [--n 200] [--corpus DIR] [--no-doc]
+    .venv/bin/python bench/impact_latency.py --home HOME --corpus DIR --no-doc
+
+--home: an INDEXD_HOME that has already indexed DIR (copy it first: the daemon
+runs on it and may write there); no copy, no indexing, just the requests.
 """
 
 from __future__ import annotations
@@ -42,18 +46,22 @@ def main(argv=None) -> int:
     ap.add_argument("--n", type=int, default=200)
     ap.add_argument("--corpus", type=Path)
     ap.add_argument("--no-doc", action="store_true")
+    ap.add_argument("--home", type=Path, help="an INDEXD_HOME that already indexed --corpus")
     args = ap.parse_args(argv)
+    if args.home and not args.corpus:
+        ap.error("--home needs --corpus (the folder that home indexed)")
 
     work = Path(tempfile.mkdtemp(prefix="ixi"))
     corpus = args.corpus or work / "stdlib"
     if not corpus.exists() or not any(corpus.iterdir()):
         print(f"copying {copy_corpus(corpus)} stdlib files", flush=True)
-    home = work / "home"
-    home.mkdir(mode=0o700)
+    home = args.home or work / "home"
     env = os.environ | {"INDEXD_HOME": str(home), "INDEXD_EMBED_MODEL": "off", "INDEXD_SUMMARIZE": "off"}
-    subprocess.run([str(BIN / "indexctl"), "realm", "add", "std", str(corpus)], env=env, check=True,
-                   capture_output=True)
-    subprocess.run([str(BIN / "indexd"), "index"], env=env, check=True, capture_output=True)
+    if not args.home:
+        home.mkdir(mode=0o700)
+        subprocess.run([str(BIN / "indexctl"), "realm", "add", "std", str(corpus)], env=env,
+                       check=True, capture_output=True)
+        subprocess.run([str(BIN / "indexd"), "index"], env=env, check=True, capture_output=True)
     log = open(work / "daemon.log", "wb")
     daemon = subprocess.Popen([str(BIN / "indexd"), "run"], env=env, stdout=log, stderr=subprocess.STDOUT)
     try:

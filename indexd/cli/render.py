@@ -262,6 +262,11 @@ def impact(result: dict) -> None:
     if walk.get("exhaustive") is False:
         print(dim(f"walk stopped at its budget ({walk.get('edges_examined')} edges, best paths "
                   "first): counts are lower bounds; a larger --limit walks further"))
+    tests_walk = result.get("tests_walk") or {}
+    if tests_walk.get("exhaustive") is False:
+        print(dim(f"tests walk (trusted edges, any depth) stopped at its budget "
+                  f"({tests_walk.get('edges_examined')} edges): more tests may reach it; "
+                  "a larger --limit walks further"))
     unresolved = result.get("unresolved") or []
     if unresolved:
         count = result.get("unresolved_total", len(unresolved))

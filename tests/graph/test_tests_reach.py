@@ -71,7 +71,9 @@ def test_a_chain_that_needs_a_name_match_beyond_the_depth_is_not_followed(graph)
     assert ("tests/test_guess.py", "test_guess") in far
 
 
-def test_the_budget_cut_of_the_tests_walk_is_reported(graph, monkeypatch):
+def test_the_budget_cut_of_the_tests_walk_is_reported(graph, monkeypatch, capsys):
+    from indexd.cli import render
+
     # an edge budget of 3: the walk stops before the test, five hops up
     monkeypatch.setattr(graph, "walk_min_edges", 3)
     monkeypatch.setattr(graph, "walk_edges_per_item", 1)
@@ -81,6 +83,8 @@ def test_the_budget_cut_of_the_tests_walk_is_reported(graph, monkeypatch):
     assert cut["tests_truncated"] is True and cut["tests_total_exact"] is False
     assert cut["truncated"] is True
     assert ("tests/test_deep.py", "test_deep") not in _tests(cut)
+    render.impact(cut)
+    assert "tests walk (trusted edges, any depth) stopped at its budget" in capsys.readouterr().out
 
 
 def test_tests_affected_counts_a_far_trusted_test_as_proof(graph):
