@@ -27,13 +27,16 @@ RUN = ("import json, sys\n"
        f"print(json.dumps({{'rc': rc, 'heavy': sorted(m for m in {HEAVY!r} if m in sys.modules)}}))\n")
 
 
-def index_run() -> tuple[dict, list[str]]:
-    """One real `indexd index --json --no-embed`: (its done event, heavy modules it imported)."""
+def index_run(events: list | None = None) -> tuple[dict, list[str]]:
+    """One real `indexd index --json --no-embed`: (its done event, heavy modules it imported);
+    ``events``: gets the names of every event it printed."""
     proc = subprocess.run([sys.executable, "-c", RUN], capture_output=True, text=True,
                           timeout=120, env=os.environ.copy())
     lines = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
     assert proc.returncode == 0 and lines and lines[-1]["rc"] == 0, proc.stdout + proc.stderr
     done = [e for e in lines if e.get("event") == "done"][-1]
+    if events is not None:
+        events.extend(e["event"] for e in lines if "event" in e)
     return done, lines[-1]["heavy"]
 
 
@@ -60,8 +63,10 @@ def test_a_warm_rerun_with_nothing_changed_imports_no_store(git_repo, tmp_path):
     small_repo(git_repo, tmp_path)
     cold, heavy = index_run()
     assert cold["parsed"] == 4 and "lancedb" in heavy
-    warm, heavy = index_run()
+    events = []
+    warm, heavy = index_run(events)
     assert heavy == [], f"a no-change run imported {heavy}"
+    assert events == ["plan", "done"]
     assert (warm["files"], warm["unchanged"], warm["parsed"], warm["deleted"]) == (4, 4, 0, 0)
     assert warm["skipped"] == {"symlink_outside": 1}
 

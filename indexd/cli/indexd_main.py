@@ -180,8 +180,10 @@ def _unchanged(settings, args) -> bool:
     done = unchanged(settings, args.realm)
     if done is None:
         return False
-    if args.json:
-        print(json.dumps(done), flush=True)
+    if args.json:   # the events a planned run prints, in the same order
+        plan = {"event": "plan", "files": done["files"], "to_check": 0,
+                "unchanged": done["unchanged"], "deleted": 0}
+        print(json.dumps(plan), json.dumps(done), sep="\n", flush=True)
     else:
         print(f"indexd: nothing changed: {done['files']} files, none parsed "
               f"({done['seconds']:.2f}s)")
