@@ -153,24 +153,36 @@ def unchanged(settings, realm: str | None = None) -> dict | None:
     side = _load(settings.paths.store_dir)
     if side is None or not repos:
         return None
-    by_repo = {(r["realm"], r["repo"]): r for r in side["repos"]}
-    files = skipped = 0
-    skip_reasons: dict[str, int] = {}
-    for name, repo in repos:
-        known = by_repo.get((name, repo))
-        listed = _repo_unchanged(settings, repo, known) if known else None
-        if listed is None:
-            return None
-        files += listed[0]
-        skipped += len(listed[1])
-        for reason in listed[1]:
-            skip_reasons[reason] = skip_reasons.get(reason, 0) + 1
+    try:
+        counted = _compare(settings, side["repos"], repos)
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:
+        # Only this code writes the sidecar; a hand-edited one is not trusted.
+        log.warning("stat sidecar malformed, planning from the store: %r", exc)
+        return None
+    if counted is None:
+        return None
+    files, skip_reasons = counted
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu
     stages = {"plan": {"wall_s": round(wall, 3), "cpu_s": round(cpu, 3)}}
     return {"event": "done", "files": files, "unchanged": files, "hashed": 0, "parsed": 0,
             "touched": 0, "deleted": 0, "failed": 0, "entries": 0, "repaired": 0,
             "skipped": skip_reasons, "seconds": round(wall, 3), "stages": stages,
             "stat_cache": "sidecar"}
+
+
+def _compare(settings, entries: list, repos) -> tuple[int, dict[str, int]] | None:
+    """(files listed, skips by reason) over these repos, or None at the first difference."""
+    by_repo = {(r["realm"], r["repo"]): r for r in entries}
+    files, skip_reasons = 0, {}
+    for name, repo in repos:
+        known = by_repo.get((name, repo))
+        listed = _repo_unchanged(settings, repo, known) if known else None
+        if listed is None:
+            return None
+        files += listed[0]
+        for reason in listed[1]:
+            skip_reasons[reason] = skip_reasons.get(reason, 0) + 1
+    return files, skip_reasons
 
 
 def _load(store_dir: Path) -> dict | None:

@@ -161,7 +161,8 @@ def test_a_store_changed_behind_the_sidecar_is_planned_from_the_store(git_repo, 
     assert heavy == []
 
 
-@pytest.mark.parametrize("spoil", ["garbage", "other code", "other store", "missing"])
+@pytest.mark.parametrize("spoil", ["garbage", "wrong shape", "other code", "other store",
+                                   "missing"])
 def test_an_unreadable_or_foreign_sidecar_is_not_trusted(git_repo, tmp_path, spoil):
     small_repo(git_repo, tmp_path)
     index_run()
@@ -171,6 +172,8 @@ def test_an_unreadable_or_foreign_sidecar_is_not_trusted(git_repo, tmp_path, spo
     side = json.loads(path.read_text())
     if spoil == "garbage":
         path.write_text('{"format": 1, "repos": [')
+    elif spoil == "wrong shape":   # what only a hand edit makes: the fingerprint still holds
+        path.write_text(json.dumps(side | {"repos": [{"realm": "work", "files": 3}]}))
     elif spoil == "other code":
         path.write_text(json.dumps(side | {"code": "0" * 32}))
     elif spoil == "other store":   # a store restored from elsewhere: same names, other files
