@@ -92,8 +92,15 @@ def grid() -> list[RankParams]:
 
 
 def field_grid() -> list[RankParams]:
-    return [replace(DEFAULT_PARAMS, field_boosts={"text": 1.0, "name_words": w})
+    return [replace(DEFAULT_PARAMS, field_boosts={**DEFAULT_PARAMS.field_boosts, "name_words": w})
             for w in (0.0, 0.1, 0.25, 0.5, 1.0, 2.0)]
+
+
+def body_grid(boosts: dict) -> list[RankParams]:
+    """The body field's weight, chosen in hybrid mode: it is there for the
+    sentences the semantic leg half-finds (docs/decisions.md, "Keyword search")."""
+    return [replace(DEFAULT_PARAMS, field_boosts={**boosts, "body_words": w})
+            for w in (0.0, 0.3, 0.45, 0.6, 0.8, 1.0, 1.5, 2.0)]
 
 
 def choose(store, embedder, sets, candidates, mode: str):
@@ -111,7 +118,7 @@ def choose(store, embedder, sets, candidates, mode: str):
 
 def describe(p: RankParams) -> str:
     return json.dumps({"fusion": p.fusion, "rrf_k": p.rrf_k, "weights": p.weights,
-                       "parent_share": p.parent_share})
+                       "parent_share": p.parent_share, "field_boosts": p.field_boosts})
 
 
 def split(queries, name):
@@ -173,6 +180,9 @@ def main(argv=None) -> int:
               f"(train MRR {key[0]:.3f})")
         configs.append(("keyword (train-chosen)", "keyword", fields))
         if embedder is not None:
+            fields, key = choose(store, embedder, sets, body_grid(fields.field_boosts), "hybrid")
+            print(f"body weight chosen on train (hybrid): {fields.field_boosts['body_words']} "
+                  f"(train MRR {key[0]:.3f})")
             candidates = [replace(p, field_boosts=fields.field_boosts) for p in grid()]
             best, key = choose(store, embedder, sets, candidates, "hybrid")
             print(f"fusion chosen on train: {describe(best)} (train MRR {key[0]:.3f})")

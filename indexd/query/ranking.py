@@ -40,8 +40,10 @@ class RankParams:
     file_factor: float = 0.8        # a symbol or section is a more precise answer
     pin_exact: bool = True
     parent_share: float = 0.0       # a member's fused score lent to its class (see lend_to_parents)
-    # Per-field weights of the daemon's keyword index (store/text_index.py).
-    field_boosts: dict = field(default_factory=lambda: {"text": 1.0, "name_words": 0.0})
+    # Per-field weights of the daemon's keyword index (store/text_index.py);
+    # body_words chosen on the train splits in hybrid mode (bench/search_tune.py --grid).
+    field_boosts: dict = field(default_factory=lambda: {"text": 1.0, "name_words": 0.0,
+                                                        "body_words": 1.5})
 
 
 DEFAULT_PARAMS = RankParams()

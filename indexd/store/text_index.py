@@ -10,7 +10,8 @@ leaves every re-written row unindexed, so search slowed to 110+ ms while
 vectors were being filled in), and it answers in about a millisecond.
 
 Stored fields carry what a search hit shows, so a keyword answer needs no
-table scan; bodies are kept only as a head for snippets.
+table scan; bodies are kept only as a head for snippets (a code symbol's body
+is indexed, below its name and doc, but not stored).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import logging
 import threading
 from typing import Iterable
 
-from ..words import dotted_module, split_identifier
+from ..words import dotted_module, expand_text, split_identifier
 
 log = logging.getLogger(__name__)
 
@@ -29,9 +30,12 @@ log = logging.getLogger(__name__)
 # name words, signature, first doc paragraph, path words, a section's text);
 # ``name_words`` again on its own, so a name match can weigh more than a word
 # anywhere (measured against per-field BM25 sums, which let short fields
-# swamp the docstring: bench/search_tune.py).
-TEXT_FIELDS = ("text", "name_words")
-DEFAULT_BOOSTS = {"text": 1.0, "name_words": 0.0}   # train split chose 0 of 0..2
+# swamp the docstring: bench/search_tune.py); ``body_words``: a code symbol's
+# stored body (its whole docstring, comments, the names it uses), for the
+# sentence whose words are past the docstring's first paragraph.
+TEXT_FIELDS = ("text", "name_words", "body_words")
+# name_words: the train split chose 0 of 0..2; body_words: see ranking.RankParams.
+DEFAULT_BOOSTS = {"text": 1.0, "name_words": 0.0, "body_words": 1.5}
 # Exact terms: filters and identifier lookups; the first five are also shown.
 RAW_FIELDS = ("id", "realm", "repo", "kind", "lang", "file_key", "repo_name", "name_lc",
               "qualname_lc", "module_lc")
@@ -75,9 +79,11 @@ def _schema():
 def _doc_fields(row: dict) -> dict:
     qual = row.get("qualname") or ""
     name = row.get("name") or ""
+    body_kind = row.get("kind") in INDEX_BODY_KINDS   # their body is in search_text already
     fields = {
         "text": row.get("search_text") or "",
         "name_words": " ".join(split_identifier(qual or name)),
+        "body_words": "" if body_kind else expand_text(row.get("body") or ""),
         "name_lc": name.lower(), "qualname_lc": qual.lower(),
         # A file answers to its module's dotted name (`logging.handlers`).
         "module_lc": (dotted_module(row.get("path") or "").lower()

@@ -116,3 +116,27 @@ def test_hot_vectors_answer_like_the_table_and_follow_edits(git_repo, daemon):
         return "m1.py" not in paths and any(h["symbol"] == "zz_renamed" for h in res["results"])
     wait_until(settled, timeout=60, what="edit and delete seen by the vector leg")
     wait_until(lambda: _vectors_in_step(d), timeout=60, what="matrix == table after edits")
+
+
+def test_words_only_in_a_body_find_the_symbol_below_a_name_match(git_repo, daemon):
+    """The meaning of a function often sits past its docstring's first paragraph
+    or in its comments (``weakref.finalize``: "called when obj is garbage
+    collected"); the hot index reads the body too, weighted below the name,
+    and keeps reading it after an edit."""
+    git_repo.write("app.py",
+                   "def settle_accounts(ledger):\n"
+                   "    '''Close the books.\n\n    Every pangolin entry is reconciled first.\n    '''\n"
+                   "    return ledger\n\n\n"
+                   "def pangolin_count(rows):\n    '''How many rows.'''\n    return len(rows)\n")
+    git_repo.commit()
+    settings_with_realm("work", git_repo.path)
+    d = daemon()
+    wait_until(lambda: _in_step(d), timeout=60, what="hot index built")
+    res = d.call("search", query="pangolin", mode="keyword", sync=True, timeout=20)
+    symbols = [h["symbol"] for h in res["results"] if h["kind"] != "file"]
+    assert symbols == ["pangolin_count", "settle_accounts"]
+
+    git_repo.write("app.py", "def settle_accounts(ledger):\n    # armadillo rows go last\n"
+                             "    return ledger\n")
+    assert ("app.py", "settle_accounts") in _found(d, "armadillo")
+    assert not _found(d, "pangolin")
