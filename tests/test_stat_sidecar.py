@@ -183,5 +183,6 @@ def test_an_unreadable_or_foreign_sidecar_is_not_trusted(git_repo, tmp_path, spo
     else:
         path.unlink()
     assert stat_sidecar.unchanged(settings) is None
-    done, heavy = index_run()
-    assert "lancedb" in heavy and done["parsed"] == 0 and done["unchanged"] == 4
+    if spoil in ("garbage", "wrong shape"):   # and the command goes on (the others: the same code)
+        done, heavy = index_run()
+        assert "lancedb" in heavy and done["parsed"] == 0 and done["unchanged"] == 4
