@@ -53,7 +53,7 @@ GRAPH_MIN_BUDGET_S = 2.0       # incremental graph updates may take this long at
 GRAPH_REBUILD_SHARE = 0.5      # ...and a batch changing over half the files rebuilds at once
 PRIORITY_EMBED_MAX = 50       # files of a small batch jump the embedding queue
 SAVE_MAX_FILES = 8            # this few files pending: a save, debounced by save_debounce_ms
-COOKIE_WAIT_S = 3.0           # a sync cookie not seen by then: reconcile instead
+COOKIE_WAIT_S = 3.0           # a repo's watch silent this long with its sync cookie unseen: reconcile
 UPKEEP_EVERY_S = 600           # compact the store, drop old versions, trim caches
 VECTOR_CACHE_ROWS = 500_000    # cached vectors kept beyond those in use (~800 MB at 384 dims)
 
@@ -85,6 +85,9 @@ class Engine:
         self.in_flight: dict[tuple, float] = {}         # key -> first-seen time
         self.generation = 0                             # completed worker cycles
         self.cookies_seen: set[str] = set()
+        # When each repo's watch last delivered an event (monotonic): a sync
+        # cookie behind a draining backlog is late, not lost.
+        self.events_at: dict[tuple[str, str], float] = {}
         self.flush_requested = False
         self.stopping = False
         self.paused = False
@@ -200,6 +203,7 @@ class Engine:
 
     # -- watcher hooks (observer thread) -----------------------------------
     def on_path(self, realm: str, repo: str, rel: str) -> None:
+        self.events_at[(realm, repo)] = time.monotonic()
         name = rel.rsplit("/", 1)[-1]
         if name.startswith(COOKIE_PREFIX):
             with self.cond:
@@ -216,6 +220,7 @@ class Engine:
             self.cond.notify_all()
 
     def on_dir(self, realm: str, repo: str, rel: str, what: str) -> None:
+        self.events_at[(realm, repo)] = time.monotonic()
         if rel == "." or not self._ignored(repo, rel, True):
             self.on_rescan(realm, repo, f"directory {what}: {rel}")
 
@@ -622,15 +627,18 @@ class Engine:
             except OSError as exc:
                 log.warning("cookie failed repo=%s error=%s", repo, exc)
                 self.on_rescan(realm, repo, "sync cookie failed")
-        # A cookie not seen quickly means the watch lost events (a queue
-        # overflow, a dead emitter): do not fail the request, reconcile that
-        # repo instead and watch it afresh.
-        wait_until = min(deadline, time.monotonic() + COOKIE_WAIT_S)
+        # A cookie not seen while its repo's watch has gone quiet means the watch
+        # lost events (a queue overflow, a dead emitter): do not fail the request,
+        # reconcile that repo instead and watch it afresh. While events still
+        # arrive the cookie is queued behind them: wait. Restarting then let the
+        # old backlog reach the new watch after the sync had answered "fresh".
+        sent = time.monotonic()
         try:
             with self.cond:
-                while not set(names) <= self.cookies_seen and time.monotonic() < wait_until:
-                    self.cond.wait(min(max(0.0, wait_until - time.monotonic()), 0.2))
-                missing = set(names) - self.cookies_seen
+                while (missing := set(names) - self.cookies_seen) and time.monotonic() < deadline:
+                    if all(self._watch_quiet(names[n][:2], sent) for n in missing):
+                        break
+                    self.cond.wait(min(max(0.0, deadline - time.monotonic()), 0.2))
                 self.cookies_seen -= set(names)
         finally:
             for _realm, _repo, path in names.values():
@@ -640,6 +648,10 @@ class Engine:
             log.warning("sync cookie not seen repo=%s: watch restarted, full reconcile", repo)
             self.watcher.restart(realm, repo)
             self.on_rescan(realm, repo, "sync cookie not seen")
+
+    def _watch_quiet(self, key: tuple[str, str], sent: float) -> bool:
+        last = max(sent, self.events_at.get(key, 0.0))
+        return time.monotonic() - last >= COOKIE_WAIT_S
 
     # -- status --------------------------------------------------------------
     def pending(self) -> int:
