@@ -103,6 +103,18 @@ def test_editing_the_conftest_fixture_recomputes_its_tests(tree):
     assert RUNNER not in calls(g, "tests/test_cli.py", "test_runner")
 
 
+def test_decorating_a_conftest_function_makes_it_the_tests_fixture(tree):
+    """Only the decorator changes (no definition, no return): the tests still move."""
+    plain = FILES["tests/conftest.py"].replace(
+        "@pytest.fixture(scope='function')\ndef runner", "def runner")
+    repo = tree("deco", dict(FILES, **{"tests/conftest.py": plain}))
+    g = Graph().build(repo_facts("r", repo))
+    assert RUNNER not in calls(g, "tests/test_cli.py", "test_runner")
+    (repo / "tests/conftest.py").write_text(FILES["tests/conftest.py"])
+    g.update_file(parse_file("r", repo, "tests/conftest.py"))
+    assert RUNNER in calls(g, "tests/test_cli.py", "test_runner")
+
+
 def test_a_new_conftest_gives_its_fixture_to_the_tests_below(tree):
     files = {k: v for k, v in FILES.items() if k != "tests/sub/conftest.py"}
     repo = tree("new", files)
