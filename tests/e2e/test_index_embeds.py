@@ -59,7 +59,9 @@ def test_one_shot_index_embeds_every_entry_and_the_daemon_finds_nothing_to_redo(
     wait_until(lambda: d.call("status")["embedding"]["ready"], timeout=300, what="model loaded")
     status = d.call("status")
     # Same model id, same texts: the daemon's store is the one-shot's; nothing re-embedded.
-    assert status["queues"]["embed"] == 0 and status["embedding"]["embedded"] == 0
+    # (A rare failure here under load was never explained: say what the daemon saw.)
+    assert status["queues"]["embed"] == 0 and status["embedding"]["embedded"] == 0, (
+        status["queues"], status["embedding"], status.get("last_batch"), d.output()[-4000:])
     hits = d.call("search", query="wait longer between attempts after an error",
                   mode="semantic", kind="function", limit=1)["results"]
     assert (hits[0]["path"], hits[0]["symbol"]) == ("net/retry.py", "retry_with_backoff")
