@@ -75,7 +75,8 @@ def _fix_ref_codes() -> None:
     for kind in ("import", "import_from", "import_default", "call", "attribute", "type",
                  "config", "mod", "code_span", "import_alias", "bind_call", "bind_type",
                  "bind_none", "bind", "returns", "decorator", "main_guard", "bind_item",
-                 "bind_name", "bind_param", "return_value", "yields"):
+                 "bind_name", "bind_param", "return_value", "yields",
+                 "bind_passes"):
         _ref_code(kind)
 
 

@@ -101,7 +101,9 @@ def file_edges(index: RealmIndex, f: FileFacts) -> FileResult:
         _config_edges(index, f, res)
         if f.lang == "python":      # pytest runs the fixtures a test names first
             from .fixtures import fixture_edges
+            from .passed import passed_edges
             fixture_edges(index, f, res)
+            passed_edges(index, f, scope, res)
         if is_test_path(f.path):
             _test_edges(f, res)
     return res

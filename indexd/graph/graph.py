@@ -52,6 +52,8 @@ def _return_types(f: FileFacts | None) -> set[tuple]:
     out = {(r.name, r.module) for r in f.refs_of("returns")}
     out |= {(r.scope.rsplit(".", 1)[-1], f"{r.kind} {r.module}")
             for r in f.refs_of("return_value", "yields") if r.scope}
+    # `h = f(g)` at module level: what a call h() elsewhere may run (graph/passed.py)
+    out |= {(r.name, f"passes {r.module}") for r in f.refs_of("bind_passes") if r.scope is None}
     return out | {(q.rsplit(".", 1)[-1], "fixture") for q in fixture_quals(f)}
 
 

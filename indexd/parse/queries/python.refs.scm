@@ -93,6 +93,13 @@
 (decorator (identifier) @name) @reference.decorator
 (decorator (attribute object: (_) @module attribute: (identifier) @name)) @reference.decorator
 
+; `h = f(g)` / `h = f(key=g)`: @name = h, @module = g (at module level, a call `h()`
+; may run g: graph/passed.py)
+(assignment left: (identifier) @name
+  right: (call arguments: (argument_list (identifier) @module))) @reference.bind_passes
+(assignment left: (identifier) @name
+  right: (call arguments: (argument_list (keyword_argument value: (identifier) @module)))) @reference.bind_passes
+
 ; What a name (or self.attr) is bound to, for instance types (graph/types.py):
 ;   reference.bind_call  `x = C(...)` / `x = f(...)`, @module = the callee as written
 ;   reference.bind_type  `x: T = ...`, `def f(x: T)`, @module = the annotation
