@@ -21,7 +21,8 @@ its bindings give (``app = App()``, ``def f(app: App)``, ``a = make()`` with
 ``make() -> App`` or every ``return`` of ``make`` building ``App(...)``, ``self.x =
 X()``, ``self.x = app``, a test's pytest fixture parameter: graph/types.py,
 graph/fixtures.py) reaches that class's method the same way, "inferred"; a test also
-calls each fixture its parameters name ("inferred"). A call on any other receiver (an untyped variable, a
+calls each fixture its parameters name ("inferred"), and a bare call ``h()`` of a
+module-level ``h = f(..., g, ...)`` reaches ``g`` ("inferred", graph/passed.py). A call on any other receiver (an untyped variable, a
 chain like ``self._loop.x()``, a literal) is a name match at best, and one on
 self/cls/super() never matches a module-level function. Decorators are calls
 (never name-matched: an unresolved one is mostly ``@property``); what runs when
