@@ -65,15 +65,20 @@ def _enclosing(symbol: str | None) -> list[str]:
     return [".".join(parts[:n]) for n in range(len(parts), 0, -1)]
 
 
-def _seeds_once(incoming, seeds: list[tuple]):
+def _seeds_once(incoming, seeds: list[tuple], every: bool = False):
     """``incoming`` with the seeds' edges built once per answer: the walk, the
     import-time search and the tests walk all start from them, and a hub module
-    has thousands (each is rebuilt from its packed form per call)."""
+    has thousands (each is rebuilt from its packed form per call). ``every``: every
+    node's, for a budgeted answer (the memo is bounded by the budgets): the tests
+    walk re-expands the nodes the walk already did."""
     memo: dict[tuple, list] = dict.fromkeys(seeds)
 
     def step(node):
         if node not in memo:
-            return incoming(node)
+            if not every:
+                return incoming(node)
+            got = memo[node] = list(incoming(node))
+            return got
         got = memo[node]
         if got is None:
             got = memo[node] = list(incoming(node))
@@ -373,7 +378,7 @@ class Graph:
         """What may break if ``target`` changes: reverse walk, scored."""
         t0 = time.perf_counter()
         seeds = _with_constructed_classes(self.resolve_target(target))
-        incoming = _seeds_once(self._incoming, seeds)
+        incoming = _seeds_once(self._incoming, seeds, every=limit is not None)
         w = walk(seeds, incoming, depth, kinds, reverse=True, budget=self._budget(limit))
         visits, scores = w.visits, rank(seeds, w.traversed)
         seed_files = {s[:3] for s in seeds}
