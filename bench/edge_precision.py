@@ -76,7 +76,7 @@ def _fix_ref_codes() -> None:
                  "config", "mod", "code_span", "import_alias", "bind_call", "bind_type",
                  "bind_none", "bind", "returns", "decorator", "main_guard", "bind_item",
                  "bind_name", "bind_param", "return_value", "yields",
-                 "bind_passes"):
+                 "bind_passes", "iterates", "enters", "builtin_of"):
         _ref_code(kind)
 
 

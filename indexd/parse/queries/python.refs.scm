@@ -152,3 +152,15 @@
 (module
   (if_statement
     condition: (comparison_operator (identifier) @name (#eq? @name "__name__"))) @reference.main_guard)
+; Implicit dunder calls on a receiver (graph/dunder.py), @module = the receiver as written:
+;   reference.iterates  `for x in r` (r.__iter__), @name = "for"
+;   reference.enters    `with r:` / `with r as x` (r.__enter__, r.__exit__), @name = "with"
+;   reference.builtin_of  `repr(r)` / `str(r)` / `len(r)`, @name = the builtin
+(for_statement "for" @name right: [(identifier) (attribute) (call)] @module) @reference.iterates
+(with_statement "with" @name
+  (with_clause (with_item value: [(identifier) (attribute) (call)] @module))) @reference.enters
+(with_statement "with" @name
+  (with_clause (with_item value: (as_pattern . [(identifier) (attribute) (call)] @module)))) @reference.enters
+(call function: (identifier) @name
+  arguments: (argument_list . [(identifier) (attribute)] @module .)
+  (#match? @name "^(repr|str|len)$")) @reference.builtin_of
