@@ -22,7 +22,9 @@ its bindings give (``app = App()``, ``def f(app: App)``, ``a = make()`` with
 X()``, ``self.x = app``, a test's pytest fixture parameter: graph/types.py,
 graph/fixtures.py) reaches that class's method the same way, "inferred"; a test also
 calls each fixture its parameters name ("inferred"), and a bare call ``h()`` of a
-module-level ``h = f(..., g, ...)`` reaches ``g`` ("inferred", graph/passed.py). A call on any other receiver (an untyped variable, a
+module-level ``h = f(..., g, ...)`` reaches ``g`` ("inferred", graph/passed.py); on such
+a typed receiver, ``for``/``with``/``r(...)``/``repr(r)`` and an attribute the class
+lacks reach its dunder methods ("inferred", graph/dunder.py). A call on any other receiver (an untyped variable, a
 chain like ``self._loop.x()``, a literal) is a name match at best, and one on
 self/cls/super() never matches a module-level function. Decorators are calls
 (never name-matched: an unresolved one is mostly ``@property``); what runs when
@@ -102,9 +104,11 @@ def file_edges(index: RealmIndex, f: FileFacts) -> FileResult:
         _config_edges(index, f, res)
         if f.lang == "python":      # pytest runs the fixtures a test names first
             from .fixtures import fixture_edges
+            from .dunder import dunder_edges
             from .passed import passed_edges
             fixture_edges(index, f, res)
             passed_edges(index, f, scope, res)
+            dunder_edges(index, f, scope, res)
         if is_test_path(f.path):
             _test_edges(f, res)
     return res
