@@ -65,20 +65,17 @@ def _enclosing(symbol: str | None) -> list[str]:
     return [".".join(parts[:n]) for n in range(len(parts), 0, -1)]
 
 
-def _seeds_once(incoming, seeds: list[tuple], every: bool = False):
+def _seeds_once(incoming, seeds: list[tuple]):
     """``incoming`` with the seeds' edges built once per answer: the walk, the
     import-time search and the tests walk all start from them, and a hub module
-    has thousands (each is rebuilt from its packed form per call). ``every``: every
-    node's, for a budgeted answer (the memo is bounded by the budgets): the tests
-    walk re-expands the nodes the walk already did."""
+    has thousands (each is rebuilt from its packed form per call). Not every node's:
+    that was slower (depth-3 p95 in process 33-35 -> 47-49 ms, bench/impact_same.py),
+    a hub's list built whole where the budget stops the walk partway through it."""
     memo: dict[tuple, list] = dict.fromkeys(seeds)
 
     def step(node):
         if node not in memo:
-            if not every:
-                return incoming(node)
-            got = memo[node] = list(incoming(node))
-            return got
+            return incoming(node)
         got = memo[node]
         if got is None:
             got = memo[node] = list(incoming(node))
@@ -378,7 +375,7 @@ class Graph:
         """What may break if ``target`` changes: reverse walk, scored."""
         t0 = time.perf_counter()
         seeds = _with_constructed_classes(self.resolve_target(target))
-        incoming = _seeds_once(self._incoming, seeds, every=limit is not None)
+        incoming = _seeds_once(self._incoming, seeds)
         w = walk(seeds, incoming, depth, kinds, reverse=True, budget=self._budget(limit))
         visits, scores = w.visits, rank(seeds, w.traversed)
         seed_files = {s[:3] for s in seeds}
