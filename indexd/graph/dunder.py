@@ -54,15 +54,11 @@ def _uses(f):
 
 
 def _targets(index, f, scope, receiver, names, where, classes) -> list[tuple]:
-    from .edges import _class_member, _other_scope
-    from .types import receiver_classes
+    from .edges import _class_member
+    from .types import receiver_class_files
 
     out = []
-    for repo, path, cls in receiver_classes(index, f, scope, receiver, where, classes):
-        other = index.files.get((repo, path))
-        if other is None:
-            continue
-        here = scope if other is f else _other_scope(index, other)
+    for other, here, cls in receiver_class_files(index, f, scope, receiver, where, classes):
         for name in names:
             if name.startswith("."):
                 hits = _getattr_of(index, other, here, cls, name[1:])

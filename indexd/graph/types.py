@@ -46,16 +46,23 @@ _GENERIC = re.compile(r"^([\w.]+)\[(.*)\]$")
 def instance_members(index, f, scope, name: str, receiver: str, where: str | None,
                      classes: set[str]) -> list[tuple]:
     """(repo, path, qualname) of ``name`` on the class(es) ``receiver`` holds, or []."""
-    from .edges import _class_member, _other_scope
+    from .edges import _class_member
 
     out = []
-    for repo, path, cls in receiver_classes(index, f, scope, receiver, where, classes):
-        other = index.files.get((repo, path))
-        if other is None:
-            continue
-        here = scope if other is f else _other_scope(index, other)
+    for other, here, cls in receiver_class_files(index, f, scope, receiver, where, classes):
         out += [h for h in _class_member(index, other, here, cls, name) if h not in out]
     return out
+
+
+def receiver_class_files(index, f, scope, receiver: str, where: str | None, classes: set[str]):
+    """(file facts, the scope to look names up in there, class) of each class
+    ``receiver`` holds whose file is indexed."""
+    from .edges import _other_scope
+
+    for repo, path, cls in receiver_classes(index, f, scope, receiver, where, classes):
+        other = index.files.get((repo, path))
+        if other is not None:
+            yield other, (scope if other is f else _other_scope(index, other)), cls
 
 
 def receiver_classes(index, f, scope, receiver: str, where: str | None,

@@ -50,3 +50,9 @@ def paths(items) -> set[str]:
 def edge_set(graph: Graph) -> set:
     return {(e.kind, e.src_repo, e.src_path, e.src_symbol, e.dst_repo, e.dst_path,
              e.dst_symbol, e.line, e.how, e.weight) for e in graph.edges()}
+
+
+def calls_from(graph: Graph, path: str, symbol: str) -> set[tuple]:
+    """(dst_path, dst_symbol, how) of every calls edge out of ``path::symbol``."""
+    return {(e.dst_path, e.dst_symbol, e.how) for e in graph.edges(["calls"])
+            if e.src_path == path and e.src_symbol == symbol}

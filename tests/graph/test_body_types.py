@@ -7,7 +7,7 @@ only when every binding and every return agree."""
 from __future__ import annotations
 
 import pytest
-from graph_helpers import build, parse_file, repo_facts
+from graph_helpers import build, calls_from as calls, parse_file, repo_facts
 
 from indexd.graph import Graph
 
@@ -50,11 +50,6 @@ RUN = ("pkg/app.py", "App.run", "inferred")
 def graph(tmp_path_factory):
     from graph_helpers import write_tree
     return build("r", write_tree(tmp_path_factory.mktemp("bodies"), FILES))
-
-
-def calls(graph, path, symbol):
-    return {(e.dst_path, e.dst_symbol, e.how) for e in graph.edges(["calls"])
-            if e.src_path == path and e.src_symbol == symbol}
 
 
 def inferred(graph, path, symbol):

@@ -7,7 +7,7 @@ function; both `inferred`. On click every CLI test reaches click through
 from __future__ import annotations
 
 import pytest
-from graph_helpers import build, parse_file, repo_facts
+from graph_helpers import build, calls_from as calls, parse_file, repo_facts
 
 from indexd.graph import Graph
 
@@ -49,11 +49,6 @@ OTHER = ("pkg/testing.py", "Other.invoke", "inferred")
 def graph(tmp_path_factory):
     from graph_helpers import write_tree
     return build("r", write_tree(tmp_path_factory.mktemp("fixtures"), FILES))
-
-
-def calls(graph, path, symbol):
-    return {(e.dst_path, e.dst_symbol, e.how) for e in graph.edges(["calls"])
-            if e.src_path == path and e.src_symbol == symbol}
 
 
 @pytest.mark.parametrize("test", ["test_runner", "test_yielded", "test_annotated",

@@ -8,7 +8,7 @@ parameter shadows `h`; passing a function alone gives no edge, nor an import_tim
 from __future__ import annotations
 
 import pytest
-from graph_helpers import build, write_tree
+from graph_helpers import build, calls_from as calls, write_tree
 
 FILES = {
     "pkg/__init__.py": "",
@@ -38,11 +38,6 @@ TARGET = ("pkg/compat.py", "get_text_stdout", "inferred")
 @pytest.fixture(scope="module")
 def graph(tmp_path_factory):
     return build("r", write_tree(tmp_path_factory.mktemp("passed"), FILES))
-
-
-def calls(graph, path, symbol):
-    return {(e.dst_path, e.dst_symbol, e.how) for e in graph.edges(["calls"])
-            if e.src_path == path and e.src_symbol == symbol}
 
 
 def test_a_call_of_the_name_where_it_is_imported_reaches_the_passed_function(graph):
