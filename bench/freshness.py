@@ -16,7 +16,9 @@ Measures, in one run:
 whole stdlib. ``INDEXD_SAVE_DEBOUNCE_MS=250`` in the environment gives the
 daemon the debounce it had before the save shortcut.
 
-Results go to docs/benchmarks.md between the freshness markers.
+Results go to docs/benchmarks.md between the freshness markers and, when
+matplotlib imports, the latencies' distribution to docs/bench_freshness.png;
+each goal of issue 13 is printed as met / not met (p95 vs goal).
 """
 
 from __future__ import annotations
@@ -39,6 +41,9 @@ from agreement import format_table, replace_region, stdlib_files, stdlib_root  #
 from indexd.client import Client  # noqa: E402
 
 BIN = Path(sys.executable).parent
+PLOT = HERE.parent / "docs" / "bench_freshness.png"
+# issue 13's goals: p95 of save -> searchable, ms, per search mode
+GOALS_MS = {"keyword": 300, "semantic": 1000}
 
 
 SMALL_FILES = 20
@@ -166,6 +171,56 @@ def pct(values: list[float], p: float) -> float:
     return s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))]
 
 
+def goal_lines(latencies: dict[str, list[float]]) -> list[str]:
+    """One line per goal: the measured p95 against it, met or not met."""
+    out = []
+    for mode, goal in GOALS_MS.items():
+        got = latencies.get(mode)
+        if not got:
+            out.append(f"goal save → {mode}-searchable p95 ≤ {goal} ms: not measured")
+            continue
+        p95 = pct(got, 95)
+        verdict = "met" if p95 <= goal else "not met"
+        out.append(f"goal save → {mode}-searchable p95 ≤ {goal} ms: p95 {p95:.0f} ms "
+                   f"(n {len(got)}) — {verdict}")
+    return out
+
+
+def plot(latencies: dict[str, list[float]], title: str) -> str:
+    """Empirical CDF of each mode's save → searchable latencies, with its goal line."""
+    try:
+        import matplotlib
+    except ImportError:
+        return ""
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import matplotlib.ticker
+
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for (mode, goal), color in zip(GOALS_MS.items(), ("#3b6ea5", "#c0504d")):
+        got = sorted(latencies.get(mode) or [])
+        if got:
+            ax.step(got, [(i + 1) / len(got) for i in range(len(got))], where="post",
+                    color=color, label=f"{mode} (n {len(got)}, p95 {pct(got, 95):.0f} ms)")
+        ax.axvline(goal, color=color, linestyle="--", linewidth=1,
+                   label=f"{mode} goal: p95 ≤ {goal} ms")
+    ax.axhline(0.95, color="#888", linestyle=":", linewidth=1)
+    ax.set_xscale("log")
+    plain = matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}")
+    ax.xaxis.set_major_formatter(plain)
+    ax.xaxis.set_minor_formatter(plain)
+    ax.tick_params(axis="x", which="both", labelsize=7)
+    ax.set_xlabel("save → searchable (ms, log)")
+    ax.set_ylabel("fraction of saves")
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    PLOT.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(PLOT, dpi=120)
+    plt.close(fig)
+    return "![save → searchable latencies](bench_freshness.png)"
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--edits", type=int, default=50)
@@ -180,6 +235,7 @@ def main(argv=None) -> int:
                          "while the initial embedding of the corpus runs in the background)")
     args = ap.parse_args(argv)
 
+    load_start = " / ".join(f"{x:.1f}" for x in os.getloadavg())
     work = Path(tempfile.mkdtemp(prefix="ixf"))
     corpus = args.corpus or work / "stdlib"
     if not args.corpus:
@@ -249,14 +305,27 @@ def main(argv=None) -> int:
     print(table)
     print(f"load average at the end (1/5/15 min): {load}; embed queue when the semantic saves "
           f"began: {backlog}")
+    goals = goal_lines({"keyword": kw, "semantic": sem})
+    print("\n".join(goals))
+    plotted = ""
     if not args.no_doc:
+        plotted = plot({"keyword": kw, "semantic": sem},
+                       f"save → searchable, {'small realm' if args.small else 'stdlib'}, model "
+                       f"{'on' if args.embed else 'off'}; load average {load_start} at the start, "
+                       f"{load} at the end (1/5/15 min, {os.cpu_count()} cores)")
+        print(f"plot: {PLOT}" if plotted else
+              "plot: skipped (matplotlib is not installed: pip install matplotlib)")
         body = (f"Machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, "
-                f"{time.strftime('%Y-%m-%d')}, load average {load} (1/5/15 min) at the end. "
+                f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load average {load_start} at the start and {load} "
+                f"at the end (1/5/15 min). "
                 f"Corpus: {'typing.py and ' + str(SMALL_FILES) + ' other stdlib modules' if args.small else 'stdlib copy'}. "
                 f"Edits to `typing.py`; embed queue when the semantic saves began: {backlog}. "
                 f"Embedding model: {'all-MiniLM-L6-v2 through the default runtime (onnx), the initial embedding of the corpus running in the background' if args.embed else 'off'}.\n\n"
-                f"```\n{table}\n```\n\nReproduce: `.venv/bin/python bench/freshness.py"
-                f"{' --embed' if args.embed else ''}{' --small' if args.small else ''}`\n")
+                f"```\n{table}\n\n" + "\n".join(goals) + "\n```\n\n"
+                + (f"{plotted}\n\n" if plotted else "")
+                + "Reproduce: `" + " ".join([".venv/bin/python bench/freshness.py",
+                                             *(argv if argv is not None else sys.argv[1:])])
+                + "`\n")
         region = ("freshness-embed" if args.embed else "freshness") + ("-small" if args.small else "")
         replace_region(HERE.parent / "docs" / "benchmarks.md", region, body,
                        "## Freshness (bench/freshness.py)")
