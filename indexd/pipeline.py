@@ -50,7 +50,7 @@ PACKED_BATCH_FILES = 50_000
 EXTRACTOR_VERSION = extractor_version()   # stat_sidecar.py: the warm path needs it too
 
 
-def _extractor_key(realm: str, repo: str) -> str:
+def extractor_key(realm: str, repo: str) -> str:
     return f"extractor:{realm}\x1f{repo}"
 POOL_THRESHOLD = 64        # below this many files, parse inline
 
@@ -202,7 +202,7 @@ def process_file(job: Job, packed: bool = False) -> Outcome:
                                                  extract, time.thread_time() - parsed_at))
 
 
-def _dropped_for_a_secret_value(rec: FileRecord) -> bool:
+def dropped_for_a_secret_value(rec: FileRecord) -> bool:
     """Skipped whole for a secret in its text by an indexd that did not mask values yet."""
     return rec.status == SKIPPED and rec.reason.startswith(f"{SKIP_SECRET}: content:")
 
@@ -286,7 +286,7 @@ class Indexer:
         few = only if only is not None and len(only) <= FEW_PATHS else None
         known = self.store.file_records(realm=realm, repo=repo, paths=few)
         plan = Plan(realm=realm, repo=repo, full=only is None)
-        if known and self.store.get_meta(_extractor_key(realm, repo)) != EXTRACTOR_VERSION:
+        if known and self.store.get_meta(extractor_key(realm, repo)) != EXTRACTOR_VERSION:
             # Rows of an older parser: every file is parsed again, changed or not.
             log.info("extractor changed, reparsing realm=%s repo=%s files=%d", realm, repo,
                      len(known))
@@ -349,7 +349,7 @@ class Indexer:
                 plan.deleted.append(rec.key)
             return
         if rec is not None and (rec.size, rec.mtime_ns, rec.inode) == stat \
-                and not _dropped_for_a_secret_value(rec):
+                and not dropped_for_a_secret_value(rec):
             plan.unchanged += 1
             return
         plan.jobs.append(Job(realm, repo, path, rec.hash if rec else "",
@@ -416,7 +416,7 @@ class Indexer:
         """A repo whose whole tree was just planned holds this extractor's rows
         (or none yet): recorded so the next run parses only what changed."""
         for plan in plans:
-            key = _extractor_key(plan.realm, plan.repo)
+            key = extractor_key(plan.realm, plan.repo)
             if plan.full and self.store.get_meta(key) != EXTRACTOR_VERSION:
                 self.store.set_meta(key, EXTRACTOR_VERSION)
 

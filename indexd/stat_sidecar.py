@@ -99,17 +99,17 @@ def write(store, settings, repos: list[tuple[str, str]]) -> None:
 
 def _state(store, repos: list[tuple[str, str]]) -> dict | None:
     from .model import SKIPPED
-    from .pipeline import EXTRACTOR_VERSION, _dropped_for_a_secret_value, _extractor_key
+    from .pipeline import EXTRACTOR_VERSION, dropped_for_a_secret_value, extractor_key
 
     entries = []
     for realm, repo in repos:
-        if store.get_meta(_extractor_key(realm, repo)) != EXTRACTOR_VERSION:
+        if store.get_meta(extractor_key(realm, repo)) != EXTRACTOR_VERSION:
             continue
         records = store.file_records(realm=realm, repo=repo)
         entries.append({
             "realm": realm, "repo": repo,
             # A record the planner always re-reads gets no stat: it never matches.
-            "files": {p: None if _dropped_for_a_secret_value(r) else [r.size, r.mtime_ns, r.inode]
+            "files": {p: None if dropped_for_a_secret_value(r) else [r.size, r.mtime_ns, r.inode]
                       for p, r in records.items()},
             "skipped": {p: r.reason for p, r in records.items() if r.status == SKIPPED},
         })
