@@ -12,7 +12,9 @@ bench sets up an isolated ``INDEXD_HOME`` with one realm over it, indexes it
 with ``indexd index``, starts ``indexd run``, waits for ``indexctl status
 --json --sync`` and for the parse/embed queues to drain, then asks every
 query of the chosen split in each mode (keyword, semantic, hybrid) over the
-daemon socket, top 10. A mode the daemon does not offer (not in its
+daemon socket, top 10. ``--home HOME`` skips the cold index and embed: a copy
+of HOME, whose realm for the set (``std`` / ``click``) already indexed the set's
+corpus, is re-indexed warm and asked instead. A mode the daemon does not offer (not in its
 advertised ``search_modes``, the call raises, or it answers in another mode)
 is reported as n/a.
 
@@ -42,7 +44,7 @@ mode; ``--no-doc`` never). The daemon is always shut down at the end.
 
     .venv/bin/python bench/search_quality.py [--queries stdlib|click|FILE]
         [--split each|heldout|train|all] [--verbose] [--limit-queries N]
-        [--modes keyword,semantic,hybrid] [--corpus DIR] [--keep]
+        [--modes keyword,semantic,hybrid] [--corpus DIR | --home HOME] [--keep]
 """
 
 from __future__ import annotations
@@ -524,6 +526,10 @@ def parse_args(argv) -> argparse.Namespace:
     p.add_argument("--keep", action="store_true", help="keep the temporary folder")
     p.add_argument("--verbose", action="store_true",
                    help="per-query misses: query, expected, top 3 returned")
+    p.add_argument("--home", type=Path,
+                   help="an INDEXD_HOME whose realm for this set (std / click) already indexed and "
+                        "embedded the set's corpus: copied, re-indexed warm, then asked (no full "
+                        "re-embed; the index line says so)")
     p.add_argument("--no-doc", action="store_true", help="do not touch docs/")
     p.add_argument("--save", type=Path, help="write per-query results as JSON here")
     args = p.parse_args(argv)
@@ -536,6 +542,19 @@ def parse_args(argv) -> argparse.Namespace:
     except query_sets.QuerySetError as exc:
         p.error(str(exc))
     return args
+
+
+def reuse_home(args, work: Path, realm: str) -> tuple[Path, Path, Path]:
+    """(home copy, its realm's corpus folder, source root) for ``--home``."""
+    from indexd.config import load_settings
+
+    home = work / "home"
+    shutil.copytree(args.home, home, ignore=shutil.ignore_patterns("*.sock", "*.lock", "log"))
+    home.chmod(0o700)   # the daemon refuses a socket folder others can reach
+    folders = load_settings(env={"INDEXD_HOME": str(home)}).realms.get(realm)
+    if not folders:
+        raise SystemExit(f"--home {args.home} has no realm {realm!r}")
+    return home, Path(folders[0]), query_sets.source_root(args.qs.source, work)
 
 
 def prepare_corpus(args, work: Path) -> tuple[Path, Path]:
@@ -572,7 +591,8 @@ def checked_queries(args, root: Path) -> list[dict]:
 def start_indexed_daemon(args, home: Path, corpus: Path, realm: str, log: Path):
     """Index the corpus, start the daemon, wait for its queues: (done, daemon, waited, note)."""
     keyword_only = args.mode_list == ["keyword"]
-    add_realm(home, corpus, realm)
+    if not args.home:
+        add_realm(home, corpus, realm)
     done = run_index(home, no_embed=keyword_only)
     embedded = done.get("embed") or {}
     print(f"indexd index: {done['wall']:.1f}s wall, {done.get('files')} files, "
@@ -633,10 +653,16 @@ def run_facts(args, queries, corpus, done, waited, note, label) -> dict:
             "queries_file": qfile.relative_to(ROOT).as_posix() if qfile.is_relative_to(ROOT)
             else str(qfile),
             "index_wall": done["wall"],
-            "index_embed": embed_note(done.get("embed")),
-            "indexed": f"{done.get('files')} files ({n_files - (done.get('files') or 0)} of "
-                       f"the corpus not indexed: scanner excludes, e.g. venv/), "
-                       f"{done.get('entries')} entries, skipped {done.get('skipped') or 'none'}",
+            "index_embed": embed_note(done.get("embed")) + (
+                f" on a copy of an already embedded home ({args.home})" if args.home else ""),
+            "indexed": (f"{done.get('files')} files and {done.get('entries')} entries in all "
+                        f"the home's realms (the queries ask realm "
+                        f"{REALMS.get(args.qs.name, args.qs.name)})"
+                        if args.home else
+                        f"{done.get('files')} files ({n_files - (done.get('files') or 0)} of "
+                        f"the corpus not indexed: scanner excludes, e.g. venv/), "
+                        f"{done.get('entries')} entries")
+                       + f", skipped {done.get('skipped') or 'none'}",
             "queue_wait": waited, "queue_note": note, "rg_label": label}
 
 
@@ -679,7 +705,10 @@ def main(argv=None) -> int:
     daemon = None
     realm = REALMS.get(args.qs.name, args.qs.name)
     try:
-        corpus, root = prepare_corpus(args, work)
+        if args.home:
+            home, corpus, root = reuse_home(args, work, realm)
+        else:
+            corpus, root = prepare_corpus(args, work)
         queries = checked_queries(args, root)
         n_files, n_bytes = corpus_stats(corpus)
         print(f"corpus: {n_files} files, {n_bytes / 1e6:.1f} MB in {corpus}; "
@@ -688,8 +717,9 @@ def main(argv=None) -> int:
                           if not (corpus / e["path"]).is_file()})
         if missing:
             print(f"warning: expected files missing from the corpus: {', '.join(missing)}")
-        home = work / "home"
-        home.mkdir(mode=0o700)   # the daemon refuses a socket folder others can reach
+        if not args.home:
+            home = work / "home"
+            home.mkdir(mode=0o700)   # the daemon refuses a socket folder others can reach
         done, daemon, waited, note = start_indexed_daemon(args, home, corpus, realm,
                                                           work / "indexd-run.log")
         rows = ask_modes(args, daemon, queries, realm)
