@@ -311,7 +311,7 @@ def main(argv=None) -> int:
     if not args.no_doc:
         plotted = plot({"keyword": kw, "semantic": sem},
                        f"save → searchable, {'small realm' if args.small else 'stdlib'}, model "
-                       f"{'on' if args.embed else 'off'}; load average {load_start} at the start, "
+                       f"{'on' if args.embed else 'off'}\nload average {load_start} at the start, "
                        f"{load} at the end (1/5/15 min, {os.cpu_count()} cores)")
         print(f"plot: {PLOT}" if plotted else
               "plot: skipped (matplotlib is not installed: pip install matplotlib)")
