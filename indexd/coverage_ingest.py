@@ -27,6 +27,8 @@ from pathlib import Path
 
 from .errors import ConfigError, InvalidParams, RealmError
 from .graph.coverage import CoverageIndex
+from .lcov_ingest import LcovRead, read_tracefile
+from .lcov_reader import is_tracefile
 from .model import file_key
 from .realms import locate
 from .words import dotted_module
@@ -238,20 +240,34 @@ def _edges(located, entries, tests, data_file: str) -> list[dict]:
 
 # -- the unit of work --------------------------------------------------------------
 
-def ingest(store, settings, data_file: str) -> dict:
-    """Read, map and store one data file; the report ``indexctl tests ingest`` prints.
+def _read(store, settings, data_file: str, cwd: str | None) -> tuple[dict, LcovRead | None]:
+    """measured file -> line -> contexts, and the LCOV read's own report (None for
+    coverage.py data). The format is told by content: LCOV is text, coverage.py SQLite."""
+    if is_tracefile(data_file):
+        lcov = read_tracefile(store, settings, data_file, cwd)
+        return lcov.lines, lcov
+    return read_data(data_file), None
+
+
+def ingest(store, settings, data_file: str, cwd: str | None = None) -> dict:
+    """Read, map and store one data file (coverage.py's or an LCOV tracefile); the
+    report ``indexctl tests ingest`` prints. ``cwd``: where a relative SF: may start.
 
     The mapping reads entries and the write stamps their hashes: both under the
     store's writer mutex, so no indexing batch rewrites them in between."""
-    lines = read_data(data_file)          # outside the mutex: the slow, foreign part
+    lines, lcov = _read(store, settings, data_file, cwd)   # outside the mutex: the slow part
     with store.writer:
         p = plan(store, settings, lines, data_file)
+        if lcov is not None:
+            lcov.restore(p.rows)
+            p.skipped[:0], p.skipped_contexts[:0] = lcov.skipped, lcov.skipped_contexts
         if p.test_files:
             store.replace_coverage(p.test_files, p.rows)
         stale = CoverageIndex.load(store).counts()["stale"]
     log.info("coverage ingested file=%s files=%d tests=%d edges=%d skipped=%d", data_file,
              p.files, p.tests, len(p.rows), len(p.skipped))
-    return {"data_file": data_file, "files": p.files, "tests": p.tests, "edges": len(p.rows),
+    return {"data_file": data_file, "format": "coverage.py" if lcov is None else "lcov",
+            "files": p.files, "tests": p.tests, "edges": len(p.rows),
             "contexts": p.contexts, "skipped": p.skipped,
             "skipped_contexts": p.skipped_contexts[:MAX_SKIPPED_CONTEXTS],
             "skipped_contexts_total": len(p.skipped_contexts),

@@ -152,8 +152,9 @@ def _parser() -> argparse.ArgumentParser:
     te = sub.add_parser("tests", help="tests from real coverage")
     tsub = te.add_subparsers(dest="tests_cmd", required=True)
     ti = tsub.add_parser("ingest", help="covers edges from a coverage.py data file recorded with "
-                                        "per-test contexts (--cov-context=test)")
-    ti.add_argument("path", help="the data file, e.g. .coverage")
+                                        "per-test contexts (--cov-context=test), or an LCOV "
+                                        "tracefile with one TN: section per test")
+    ti.add_argument("path", help="the data file, e.g. .coverage or lcov.info (told by content)")
     _json_flag(ti)
     ta = tsub.add_parser("affected", help="test files to run for the uncommitted diff (or "
                                           "--since REV, --staged, or TARGETs), ranked, with "
@@ -324,7 +325,8 @@ def dispatch(args) -> int:
     if args.cmd == "tests" and args.tests_cmd == "affected":
         return _tests_affected(settings, args)
     if args.cmd == "tests":
-        result = call(settings, "tests.ingest", {"path": _abs_path(args.path)}, timeout=600.0)
+        params = {"path": _abs_path(args.path), "cwd": str(Path.cwd())}
+        result = call(settings, "tests.ingest", params, timeout=600.0)
         return _emit(args, result, render.tests_ingest)
     if args.cmd in ("shutdown", "pause", "resume", "purge"):
         return _emit(args, call(settings, args.cmd, {}), render.generic)

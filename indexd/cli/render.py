@@ -254,7 +254,8 @@ def impact(result: dict) -> None:
                 if i.get("via"):
                     print("      " + dim(_via(i["via"])))
                 said = next((v["describe"] for v in i.get("via") or [] if v.get("describe")), "")
-                for words in (i.get("summary"), said):   # what it is, how it uses the target
+                # what it is, how it uses the target, why it is listed (import-time runs)
+                for words in (i.get("summary"), said, i.get("why")):
                     if words:
                         print("      " + words)
             _more(result, bucket, len(group), distance, indent="    ")
@@ -387,12 +388,17 @@ def _local_time(iso) -> str:
 
 def tests_ingest(result: dict) -> None:
     print(f"{result['edges']} coverage edges from {result['tests']} tests over "
-          f"{result['files']} files ({result['data_file']})")
+          f"{result['files']} files ({result.get('format', 'coverage.py')}: "
+          f"{result['data_file']})")
     for s in result.get("skipped", []):
         print(dim(f"  skipped {s['path']}: {s['reason']}"))
     if result.get("skipped_contexts_total"):
-        print(dim(f"  {result['skipped_contexts_total']} contexts not mapped to a test "
+        what = "test names" if result.get("format") == "lcov" else "contexts"
+        print(dim(f"  {result['skipped_contexts_total']} {what} not mapped to a test "
                   f"(see --json)"))
+        if result.get("format") == "lcov":     # free-text names: say which and why
+            for s in result.get("skipped_contexts", [])[:5]:
+                print(dim(f"    {s['context'] or '(no TN)'}: {s['reason']}"))
     if result.get("stale"):
         print(_c("33", f"{result['stale']} stored coverage edges are stale: re-run the tests "
                        f"with coverage and ingest again"))
@@ -410,7 +416,9 @@ def tests_affected(result: dict) -> None:
         mark = "fallback" if t["fallback"] else "trusted" if t["trusted"] else "weak"
         print(f"{t['rank']:>3}. {t['path']}  {t['score']:.2f}  [{mark}]")
         for ev in t["evidence"][:3]:
-            print(dim(f"       {ev['changed']} <- {ev['test']} ({' > '.join(ev['how']) or '-'})"))
+            why = f": {ev['why']}" if ev.get("why") else ""
+            print(dim(f"       {ev['changed']} <- {ev['test']} ({' > '.join(ev['how']) or '-'})"
+                      + why))
     if not result.get("tests"):
         print(dim("no test file reaches the change"))
     if result.get("tests_truncated"):

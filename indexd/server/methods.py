@@ -355,15 +355,18 @@ class Methods:
         return await asyncio.to_thread(withheld_files, self.store, pairs, limit)
 
     async def tests_ingest(self, params, conn) -> dict:
-        """Coverage edges from a per-test coverage.py data file (coverage_ingest.py)."""
+        """Coverage edges from a per-test coverage.py data file or LCOV tracefile
+        (coverage_ingest.py)."""
         path = params.get("path")
         if not isinstance(path, str) or not path:
-            raise InvalidParams("tests.ingest needs 'path': a coverage.py data file")
+            raise InvalidParams("tests.ingest needs 'path': a coverage.py data file or an "
+                                "LCOV tracefile")
         from ..coverage_ingest import ingest
 
         # Under the store's writer mutex (inside ingest): the worker's batches
         # and this write never interleave; then the warm graph reloads the edges.
-        result = await asyncio.to_thread(ingest, self.store, self.settings, path)
+        result = await asyncio.to_thread(ingest, self.store, self.settings, path,
+                                         params.get("cwd"))
         if self.engine is not None:
             await asyncio.to_thread(self.engine.relations.reload_coverage)
         return result

@@ -145,9 +145,14 @@ SPECS: dict[str, Spec] = {
     "pause": Spec("Pause indexing (edits queue up until resume)"),
     "resume": Spec("Resume indexing after pause"),
     "purge": Spec("Drop old table versions now (zero retention) to reclaim disk"),
-    "tests.ingest": Spec("Covers edges (test -> symbol) from a per-test coverage.py data file", (
-        Param("path", "string", "a coverage.py data file recorded with per-test contexts, as "
-                                "the daemon sees it (absolute)", required=True, nonempty=True),)),
+    "tests.ingest": Spec("Covers edges (test -> symbol) from a per-test coverage.py data file "
+                         "or LCOV tracefile", (
+        Param("path", "string", "a coverage.py data file recorded with per-test contexts, or an "
+                                "LCOV tracefile with one TN: section per test, as the daemon "
+                                "sees it (absolute)", required=True, nonempty=True),
+        Param("cwd", "string", "the caller's current folder: a relative LCOV SF: path is tried "
+                               "against the tracefile's folder, then this, then the tracefile's "
+                               "parents"))),
     "context": Spec("The code to read for a task within a token budget: search hits, then "
                     "their graph neighbours ranked by personalised PageRank", (
         Param("query", "string", "the task in words: what you are about to change or need to "
