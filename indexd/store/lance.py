@@ -134,6 +134,9 @@ class Store:
         # every entries write below; None in one-shot and offline readers.
         self.text_index = None
         self.vector_index = None   # the same for vectors (vector_index.py)
+        # Tests: called with a hot index's name once it is published and before
+        # its build reads the table, the window other threads' writes reach first.
+        self.before_hot_build_reads = None
         # The writer's hot keyword index refreshes: seconds in all and when the
         # last one committed (a batch's "searchable" time, batch_timing.py).
         self.hot_s = 0.0
@@ -273,6 +276,7 @@ class Store:
 
         index = TextIndex()
         self.text_index = index   # writes from now on reach it (after the build's lock)
+        self._hot_build_window("text_index")
         return index.build(b.to_pylist() for b in self.scan_batches("entries", None, COLUMNS))
 
     def build_vector_index(self) -> int:
@@ -281,8 +285,13 @@ class Store:
 
         index = VectorIndex(self.dim)
         self.vector_index = index
+        self._hot_build_window("vector_index")
         total = self.count("entries", "vector IS NOT NULL")
         return index.build(self.scan_batches("entries", "vector IS NOT NULL", COLUMNS), total)
+
+    def _hot_build_window(self, name: str) -> None:
+        if self.before_hot_build_reads is not None:
+            self.before_hot_build_reads(name)
 
     def _hot(self, name: str, op: str, *args) -> None:
         """Apply a write to a hot index, outside the table lock (its build holds

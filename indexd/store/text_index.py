@@ -122,6 +122,10 @@ class TextIndex:
         """Index every row of the entries table; searches use it from now on."""
         n = 0
         with self._lock:
+            # What reached this index before the build held its lock (an
+            # annotation, a summary) was stored before the scan below reads
+            # the table: the scan has it, a second document would duplicate it.
+            self._writer.delete_all_documents()
             for rows in batches:
                 for row in rows:
                     self._writer.add_document(self._tantivy.Document(**_doc_fields(row)))

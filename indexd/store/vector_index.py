@@ -27,12 +27,8 @@ class VectorIndex:
         self._np = np
         self.dim = dim
         self._lock = threading.Lock()
-        self._mat = np.zeros((1024, dim), dtype=np.float32)
-        self._live = np.zeros(1024, dtype=bool)
         self._meta: dict[str, list] = {f: [] for f in FILTER_FIELDS + ("id", "file_key")}
-        self._pos: dict[str, int] = {}
-        self._by_file: dict[str, set[int]] = {}
-        self._free: list[int] = []
+        self._clear(1024)   # the matrix, its live mask, and the maps from ids and files
         self.ready = False
 
     @property
@@ -43,11 +39,11 @@ class VectorIndex:
     def build(self, batches: Iterable, total: int = 0) -> int:
         """From Arrow record batches of COLUMNS (vectors copied column-wise: a
         Python list per vector would cost ~10x the matrix while building)."""
-        np = self._np
         with self._lock:
-            if total > len(self._mat):
-                self._mat = np.zeros((total, self.dim), dtype=np.float32)
-                self._live = np.zeros(total, dtype=bool)
+            # Writes that reached this index before the build held its lock were
+            # stored in the table before the scan below reads it: the scan has
+            # them, and keeping theirs too would hold those vectors twice.
+            self._clear(total)
             for batch in batches:
                 col = batch.column("vector")
                 meta = {f: batch.column(f).to_pylist() for f in self._meta}
@@ -60,6 +56,16 @@ class VectorIndex:
                         self._put({**{f: meta[f][j] for f in meta}, "vector": vectors[j]})
             self.ready = True
         return self.vectors
+
+    def _clear(self, size: int) -> None:
+        np = self._np
+        size = max(size, 1024)
+        self._mat = np.zeros((size, self.dim), dtype=np.float32)
+        self._live = np.zeros(size, dtype=bool)
+        self._meta = {f: [] for f in self._meta}
+        self._pos: dict[str, int] = {}
+        self._by_file: dict[str, set[int]] = {}
+        self._free: list[int] = []
 
     def replace_files(self, file_keys: list[str], rows: list[dict]) -> None:
         with self._lock:
