@@ -149,15 +149,36 @@ def same_case(row: dict, query: str) -> bool:
         f"{dotted_module(row.get('path') or '')}.{qual}".endswith(q)
 
 
+def via_package(row: dict, query: str) -> bool:
+    """``asyncio.run`` names a module-level ``run`` of a module inside package
+    ``asyncio`` (``asyncio/runners.py``, re-exported by the package), not a
+    method ``run`` of some class there."""
+    *package, name = query.strip().lower().split(".")
+    if not package or row.get("kind") == "file":
+        return False
+    module = dotted_module(row.get("path") or "").lower()
+    return (row.get("qualname") or "").lower() == name and module.startswith(
+        ".".join(package) + ".")
+
+
+def _nesting(row: dict, query: str) -> int:
+    """How much deeper the entry's qualified name is than the query: ``make_archive``
+    names the function ``make_archive`` before the method ``Command.make_archive``."""
+    return max(0, (row.get("qualname") or "").count(".") - query.strip().count("."))
+
+
 def pin_exact(entries: list[dict], query: str, params: RankParams) -> list[dict]:
-    """Exact-name hits first (same case before other case, each in fused
-    order), then the rest: an exact identifier must not sink below fuzzier
-    matches at any limit."""
+    """Exact-name hits first (same case before other case, then the least nested,
+    each in fused order), then names reached through their package, then the
+    rest: an exact identifier must not sink below fuzzier matches at any limit."""
     if not params.pin_exact or query_class(query) != "identifier":
         return entries
     exact = [e for e in entries if is_exact(e["row"], query)]
-    if not exact:
-        return entries
     ids = {id(e) for e in exact}
-    exact.sort(key=lambda e: not same_case(e["row"], query))   # stable: fused order within
-    return exact + [e for e in entries if id(e) not in ids]
+    package = [e for e in entries if id(e) not in ids and via_package(e["row"], query)]
+    if not exact and not package:
+        return entries
+    ids |= {id(e) for e in package}
+    # stable sort: fused order within each group
+    exact.sort(key=lambda e: (not same_case(e["row"], query), _nesting(e["row"], query)))
+    return exact + package + [e for e in entries if id(e) not in ids]

@@ -106,3 +106,25 @@ def test_related_neighbours_for_the_top_results_only(git_repo, daemon):
                what="graph neighbours on the top hits")
     hits = search()
     assert len(hits) > 3 and all(h["related"] == [] for h in hits[3:])
+
+
+def test_the_least_nested_exact_name_and_a_package_name_come_first(git_repo, daemon):
+    """Read on the stdlib: `make_archive` ranked the method `Command.make_archive`
+    over the functions `shutil.make_archive`; `asyncio.run` ranked the method
+    `REPLThread.run` over `asyncio/runners.py`'s `run`, which the package exports."""
+    words = " ".join(["Make an archive: run the archive maker over the files."] * 8)
+    git_repo.write("tools/cmd.py", "class Command:\n    def make_archive(self, base, fmt):\n"
+                   f"        '''{words}'''\n        return make(base, fmt)\n")
+    git_repo.write("archive.py", "def make_archive(base, fmt):\n    return base\n")
+    git_repo.write("loop/__main__.py", "class REPLThread:\n    def run(self):\n"
+                   f"        '''loop run: {words}'''\n        return self\n")
+    git_repo.write("loop/runners.py", "def run(main):\n    return main\n")
+    git_repo.commit()
+    settings_with_realm("work", git_repo.path)
+    d = daemon()
+    wait_until(lambda: d.call("status")["pending"] == 0, timeout=60, what="indexed")
+    for query, want in (("make_archive", ("archive.py", "make_archive")),
+                        ("loop.run", ("loop/runners.py", "run"))):
+        for mode in ("keyword", "hybrid"):
+            top = d.call("search", query=query, mode=mode, limit=1)["results"][0]
+            assert (top["path"], top["symbol"]) == want, (query, mode, top)
