@@ -44,7 +44,7 @@ NO_FORM = ("not a test function's name (a describe/it title or a suite label?): 
 @dataclass(frozen=True)
 class Try:
     """One reading of a test name: ``qualname`` exactly, or any qualname ending in
-    ``bare``; in the file ``path`` / the module ``module`` when given."""
+    ``bare``; in the file ``path`` / the module ``module`` when given, else in a test."""
 
     qualname: str | None = None
     bare: str | None = None
@@ -59,12 +59,17 @@ class Try:
         qual, rel = row["qualname"], row["path"]
         if self.qualname is not None and qual != self.qualname:
             return False
-        if self.bare is not None and not (is_test_path(rel) or _TEST_MODULES & set(
-                qual.split(".")[:-1])):
-            return False     # a production function sharing a test's name is no test
+        if self.path is None and self.module is None and not _is_test(rel, qual):
+            return False     # named by no file or module: only a test counts, not a
+            # production function that happens to share the name
         if self.path is not None and not _same_file(self.path, row["repo"], rel):
             return False
         return self.module is None or _in_module(rel, self.module)
+
+
+def _is_test(rel: str, qual: str) -> bool:
+    """In a test file, or in a ``tests`` module (Rust's ``#[cfg(test)] mod tests``)."""
+    return is_test_path(rel) or bool(_TEST_MODULES & set(qual.split(".")[:-1]))
 
 
 def _same_file(path: str, repo: str, rel: str) -> bool:

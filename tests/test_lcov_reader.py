@@ -63,13 +63,15 @@ def test_test_name_readings(name, first):
 
 
 def test_titles_and_production_names_do_not_map():
-    rows = {"parse": [{"repo": "/r", "path": "src/parse.rs", "qualname": "parse"}],
+    rows = {"parse": [{"repo": "/r", "path": "src/parse.rs", "qualname": "parse"},
+                      {"repo": "/r", "path": "src/app/parser.py", "qualname": "Parser.parse"}],
             "test_parse": [{"repo": "/r", "path": "src/lib.rs", "qualname": "tests.test_parse"}]}
     assert tries("adds two numbers") == [] and tries("add > adds") == []
     assert map_name("adds two numbers", rows)[1]["reason"].startswith("not a test function")
     # a suite label that happens to name a production function is no test
     assert map_name("parse", rows) == (None, {"context": "parse",
                                              "reason": "test function not indexed"})
+    assert map_name("app.Parser.parse", rows)[1]["reason"] == "test function not indexed"
     assert map_name("test_parse", rows) == ("src/lib.rs::tests.test_parse", None)
 
 
