@@ -118,13 +118,19 @@ def tries(name: str) -> list[Try]:
 
 # -- mapping names to test entries ----------------------------------------------
 
-def _functions(store, realms: set[str]) -> dict[str, list[dict]]:
-    """Every indexed function and method of the realms, by the last part of its name."""
-    where = ("kind IN ('function', 'method') AND realm IN ("
-             + ", ".join("'" + r.replace("'", "''") + "'" for r in sorted(realms)) + ")")
+def _sql_in(column: str, values) -> str:
+    return f"{column} IN (" + ", ".join("'" + v.replace("'", "''") + "'" for v in values) + ")"
+
+
+def _functions(store, realms: set[str], names: set[str]) -> dict[str, list[dict]]:
+    """The realms' functions and methods of those names (the last part of a qualname)."""
     out: dict[str, list[dict]] = {}
-    for row in store.entries_where(where, ["repo", "path", "qualname"]):
-        out.setdefault(row["qualname"].rsplit(".", 1)[-1], []).append(row)
+    ordered = sorted(names)
+    for start in range(0, len(ordered), 300):
+        where = (f"kind IN ('function', 'method') AND {_sql_in('realm', sorted(realms))} "
+                 f"AND {_sql_in('name', ordered[start:start + 300])}")
+        for row in store.entries_where(where, ["repo", "path", "qualname"]):
+            out.setdefault(row["qualname"].rsplit(".", 1)[-1], []).append(row)
     return out
 
 
@@ -185,7 +191,8 @@ def read_tracefile(store, settings, path: str, cwd: str | None = None) -> LcovRe
                                           "current folder"}
                    for sf, where in sources.items() if where is None]
     realms = _realms(settings, {p for p in sources.values() if p})
-    functions = _functions(store, realms) if realms else {}
+    names = {t.last for name in trace.tests for t in tries(name)}
+    functions = _functions(store, realms, names) if realms and names else {}
     for name in sorted(trace.tests):
         context, why = map_name(name, functions) if realms else (None, None)
         if why:
