@@ -155,6 +155,8 @@ def _import_edges(index, f, res) -> Scope:
             continue
         alias = aliases.get((t.line, t.name if t.name else t.spec))
         _bind_module(scope, t, alias)
+        if f.lang == "python" and t.name is None and alias is None:
+            _bind_top_package(index, scope, t)
         if alias is not None:
             t = t._replace(name=alias) if t.name else t._replace(spec=alias)
         files.add((t.repo, t.path))
@@ -194,6 +196,22 @@ def _packages_run(index, repo: str, path: str, res) -> list[str]:
         out.append(init)
         d = posixpath.dirname(d)
     return out
+
+
+def _bind_top_package(index, scope: Scope, t) -> None:
+    """``import a.b`` also binds ``a``, the package (``a.name`` is its ``__init__``'s):
+    click's test_termui.py does ``import click._termui_impl``, then ``click.progressbar``.
+    An ``import a`` of the file wins; the package file is among the ``_packages_run``
+    paths the file already wants."""
+    top, dot, rest = t.spec.partition(".")
+    base = posixpath.splitext(t.path)[0].removesuffix("/__init__")
+    spec_path = t.spec.replace(".", "/")
+    if not dot or top in scope.modules or not (base == spec_path
+                                                or base.endswith("/" + spec_path)):
+        return
+    init = base[:len(base) - len(rest) - 1] + "/__init__.py"
+    if index.exists(t.repo, init):
+        scope.modules[top] = (t.repo, init)
 
 
 def _bind_module(scope: Scope, t, alias: str | None = None) -> None:

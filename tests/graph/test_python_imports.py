@@ -77,3 +77,21 @@ def test_multi_repo_realm(tree):
         ("webapp/views.py", "price_view"), ("webapp/views.py", None)}
     for item in sym["affected"]:
         assert item["via"][0]["to"] == "shared/shared_pkg/money.py::convert_currency"
+
+
+def test_import_of_a_submodule_binds_the_top_package(tree):
+    """`import click._termui_impl` binds `click` too (Python runs and binds the package),
+    so `click.progressbar(...)` is the package's re-exported function: click's
+    test_termui.py reaches `progressbar` (and through it ProgressBar) only that way."""
+    from graph_helpers import calls_from
+
+    repo = tree("proj", {
+        "src/lib/__init__.py": "from .bar import progressbar as progressbar\n",
+        "src/lib/bar.py": "def progressbar(n):\n    return n\n",
+        "src/lib/impl.py": "X = 1\n",
+        "tests/test_bar.py": ("import lib.impl\n\n\n"
+                              "def test_bar():\n    lib.progressbar(3)\n    lib.impl.X\n"),
+    })
+    g = build("r", repo)
+    assert ("src/lib/bar.py", "progressbar", "resolved") in calls_from(g, "tests/test_bar.py",
+                                                                       "test_bar")
