@@ -76,7 +76,8 @@ def _fix_ref_codes() -> None:
                  "config", "mod", "code_span", "import_alias", "bind_call", "bind_type",
                  "bind_none", "bind", "returns", "decorator", "main_guard", "bind_item",
                  "bind_name", "bind_param", "return_value", "yields",
-                 "bind_passes", "iterates", "enters", "builtin_of"):
+                 "bind_passes", "iterates", "enters", "builtin_of", "bind_with", "bind_awith",
+                 "bind_cast"):
         _ref_code(kind)
 
 

@@ -4,7 +4,10 @@ Only where the receiver's class is known through graph/types.py (constructor
 calls, annotations, returns, fixtures), each an ``inferred`` calls edge:
 
 - ``for x in r`` -> ``R.__iter__`` (and ``R.__next__`` where defined);
-- ``with r:`` / ``with r as x`` -> ``R.__enter__`` and ``R.__exit__``;
+- ``with r:`` / ``with r as x`` -> ``R.__enter__`` and ``R.__exit__``, only when R
+  (along its bases) has both: Python looks both up before entering and raises
+  when one is missing; ``async with`` -> ``__aenter__``/``__aexit__`` the same way,
+  ``async for`` -> ``__aiter__``/``__anext__``;
 - ``r(...)`` -> ``R.__call__``; ``repr(r)`` / ``str(r)`` / ``len(r)`` ->
   ``__repr__`` / ``__str__`` / ``__len__``;
 - ``r.name`` where neither R nor its bases in the realm define, bind in the class body
@@ -12,7 +15,8 @@ calls, annotations, returns, fixtures), each an ``inferred`` calls edge:
   ``__getattr__``.
 
 A method looked up is found along the bases (``_class_member``); a receiver of
-unknown class gives nothing.
+unknown class gives nothing. ``with r as x``: x holds what ``R.__enter__`` returns
+(``entered_classes``, used by graph/types.py).
 """
 
 from __future__ import annotations
@@ -20,7 +24,11 @@ from __future__ import annotations
 from .model import Edge
 
 BUILTINS = {"repr": ("__repr__",), "str": ("__str__",), "len": ("__len__",)}
-IMPLICIT = {"iterates": ("__iter__", "__next__"), "enters": ("__enter__", "__exit__")}
+IMPLICIT = {("iterates", "for"): ("__iter__", "__next__"),
+            ("enters", "with"): ("__enter__", "__exit__"),
+            ("iterates", "async"): ("__aiter__", "__anext__"),
+            ("enters", "async"): ("__aenter__", "__aexit__")}
+ENTERS = {False: ("__enter__", "__exit__"), True: ("__aenter__", "__aexit__")}
 
 
 def dunder_edges(index, f, scope, res) -> None:
@@ -41,8 +49,13 @@ def dunder_edges(index, f, scope, res) -> None:
 
 def _uses(f):
     """(receiver, dunder names or ("." + attribute,), line, scope) of the file."""
+    # `async with r` is also a "with" reference on its line: the "async" one stands for it
+    asynchronous = {(r.kind, r.line, r.module) for r in f.refs_of("iterates", "enters")
+                    if r.name == "async"}
     for r in f.refs_of("iterates", "enters", "builtin_of"):
-        names = IMPLICIT.get(r.kind) or BUILTINS.get(r.name, ())
+        if r.name != "async" and (r.kind, r.line, r.module) in asynchronous:
+            continue
+        names = IMPLICIT.get((r.kind, r.name)) or BUILTINS.get(r.name, ())
         if r.module and names:
             yield r.module, names, r.line, r.scope
     for r in f.refs_of("call"):
@@ -59,6 +72,8 @@ def _targets(index, f, scope, receiver, names, where, classes) -> list[tuple]:
 
     out = []
     for other, here, cls in receiver_class_files(index, f, scope, receiver, where, classes):
+        if names in ENTERS.values() and not _context_methods(index, other, here, cls, names):
+            continue        # `with` raises on a class lacking one of the two
         for name in names:
             if name.startswith("."):
                 hits = _getattr_of(index, other, here, cls, name[1:])
@@ -66,6 +81,50 @@ def _targets(index, f, scope, receiver, names, where, classes) -> list[tuple]:
                 hits = _class_member(index, other, here, cls, name)
             out += [h for h in hits if h not in out]
     return out
+
+
+def _context_methods(index, f, scope, cls: str, names: tuple) -> list[list[tuple]]:
+    """[the __enter__ hits, the __exit__ hits] of ``cls`` (or the async pair), [] unless
+    both are defined along its bases."""
+    from .edges import _class_member
+
+    hits = [_class_member(index, f, scope, cls, name) for name in names]
+    return hits if all(hits) else []
+
+
+def entered_classes(index, f, scope, value: str, where, classes, asynchronous: bool):
+    """The classes ``x`` holds in ``with value as x`` (``async with``): what the
+    ``__enter__`` (``__aenter__``) of each class ``value`` holds returns. [] when any
+    class lacks one of the two methods or its ``__enter__`` returns something unknown."""
+    from .edges import _other_scope
+    from .types import receiver_class_files
+
+    out = []
+    for other, here, cls in receiver_class_files(index, f, scope, value, where, classes):
+        found = _context_methods(index, other, here, cls, ENTERS[asynchronous])
+        (repo, path, qual) = found[0][0] if found else (None, None, None)
+        at = index.files.get((repo, path))
+        got = _returns_of(index, at, here if at is other else _other_scope(index, at), qual,
+                          (other.repo, other.path, cls)) if at is not None else []
+        if not got:
+            return []
+        out += [c for c in got if c not in out]
+    return out
+
+
+def _returns_of(index, f, scope, qual: str, own: tuple) -> list[tuple]:
+    """What the method ``qual`` of ``f`` returns called on an ``own`` instance: its
+    ``-> T`` (``Self``: ``own``), else ``own`` when every return is ``return self``
+    (on a subclass instance that is the subclass), else what its returns build."""
+    from .types import _returned, _returns, annotation_classes, body_classes
+
+    text = _returns(index, f).get(qual)
+    got = annotation_classes(index, f, scope, text, self_class=own) if text else []
+    values = _returned(index, f).get(qual, [])
+    if not got and values and all(k == "return_value" and (v or "").strip() == "self"
+                                  for k, v in values):
+        return [own]
+    return got or body_classes(index, f, scope, qual)
 
 
 def _getattr_of(index, f, scope, cls: str, attr: str) -> list[tuple]:

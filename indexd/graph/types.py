@@ -7,10 +7,16 @@ references, python.refs.scm):
 - ``app = App(...)``, ``app = mod.App(...)``: the class called;
 - ``app = make()`` / ``self.make()`` / ``Factory.create()`` where the function
   is annotated ``-> App`` (resolved in the function's own file), or, without an
-  annotation, every ``return`` of its body is ``App(...)`` (``cls(...)`` in a method:
+  annotation naming a class of the realm (none, ``-> t.IO[t.Any]``), every ``return``
+  of its body is ``App(...)`` (``cls(...)`` in a method:
   its class; a generator has no such type);
 - ``def f(app: App)``, ``app: App = ...``: the annotation, also ``"App"``,
-  ``Optional[App]``, ``App | None``;
+  ``Optional[App]``, ``App | None``, a subscripted class (``"ProgressBar[V]"``,
+  ``App[int]``: App), ``Self`` (the enclosing class);
+- ``with make() as app``: what the ``__enter__`` of make()'s class returns
+  (graph/dunder.py ``entered_classes``; click: ``with progressbar(...) as bar``);
+- ``app = t.cast(T, value)`` (also ``return t.cast(...)``): T when it names a class,
+  else what ``value`` holds (click: ``t.cast("t.IO[t.Any]", LazyFile(...))``);
 - ``self.x = X()`` (or ``self.x: X``) in any method of the class, for ``self.x.m()``;
   ``self.x = y`` gives what ``y`` holds in that method (click: ``self.command =
   command`` in ``Context.__init__(self, command: "Command")``);
@@ -33,9 +39,14 @@ from __future__ import annotations
 import re
 
 BIND_KINDS = ("bind_call", "bind_type", "bind_item", "bind_none", "bind_name", "bind_param",
-              "bind")
+              "bind_with", "bind_awith", "bind_cast", "bind")
 # bindings that say what they hold (a plain `bind` on the same line is the same one)
-VALUED = ("bind_call", "bind_item", "bind_name", "bind_param")
+VALUED = ("bind_call", "bind_item", "bind_name", "bind_param", "bind_with", "bind_awith",
+          "bind_cast")
+# the parser gives both on one line: `async with` is also a with, a cast also a call
+STANDS_FOR = {"bind_awith": "bind_with", "bind_cast": "bind_call"}
+SELF = "Self"       # typing.Self, typing_extensions.Self: the enclosing class
+TYPING_FILES = ("typing.py", "typing_extensions.py")
 MAPPINGS = ("Dict", "dict", "Mapping", "MutableMapping", "DefaultDict", "defaultdict",
             "OrderedDict")
 SEQUENCES = ("List", "list", "Sequence", "MutableSequence")
@@ -134,12 +145,13 @@ def element_classes(index, f, scope, text: str) -> list[tuple]:
     return []
 
 
-def _split_args(text: str) -> list[str]:
-    """``str, Dict[str, A]`` -> [``str``, ``Dict[str, A]``]: commas outside brackets."""
+def _split_args(text: str, sep: str = ",") -> list[str]:
+    """``str, Dict[str, A]`` -> [``str``, ``Dict[str, A]``]: commas (``sep``) outside
+    brackets and parentheses."""
     out, depth, start = [], 0, 0
     for i, ch in enumerate(text):
-        depth += {"[": 1, "]": -1}.get(ch, 0)
-        if ch == "," and depth == 0:
+        depth += {"[": 1, "]": -1, "(": 1, ")": -1}.get(ch, 0)
+        if ch == sep and depth == 0:
             out.append(text[start:i].strip())
             start = i + 1
     return out + [text[start:].strip()]
@@ -187,10 +199,13 @@ def _bindings(index, f) -> dict[tuple, list[tuple]]:
 
 def _types_of(index, f, scope, found: list[tuple], where, classes, name: str) -> list[tuple]:
     """The classes a set of bindings gives; [] if any of them is unknown."""
-    typed = [b[1] for b in found if b[0] == "bind_type"]
+    typed = [b for b in found if b[0] == "bind_type"]
     if typed:   # an annotation says what the name holds, whatever is assigned
-        parts = [annotation_classes(index, f, scope, t) for t in typed]
+        parts = [annotation_classes(index, f, scope, b[1], self_class=_owner(index, f, b[3]))
+                 for b in typed]
         return [] if not all(parts) else _union(parts)
+    standing = {(STANDS_FOR[b[0]], b[2]) for b in found if b[0] in STANDS_FOR}
+    found = [b for b in found if (b[0], b[2]) not in standing]
     known = {b[2] for b in found if b[0] in (*VALUED, "bind_none")}
     if any(b[0] == "bind" and b[2] not in known for b in found):
         return []
@@ -209,6 +224,11 @@ def _binding_classes(index, f, scope, binding: tuple, where, classes, name: str)
         return _item_classes(index, f, scope, module, where, classes)
     if kind == "bind_name":
         return receiver_classes(index, f, scope, module, at, classes)
+    if kind in ("bind_with", "bind_awith"):
+        from .dunder import entered_classes
+        return entered_classes(index, f, scope, module, at, classes, kind == "bind_awith")
+    if kind == "bind_cast":
+        return _cast_classes(index, f, scope, module, at, classes, bodies=True)
     from .fixtures import fixture_classes
     return fixture_classes(index, f, binding, name)
 
@@ -223,7 +243,9 @@ def _union(parts: list[list[tuple]]) -> list[tuple]:
 def callee_classes(index, f, scope, callee: str, where, classes,
                    bodies: bool = True) -> list[tuple]:
     """The class ``callee(...)`` returns: the class itself, a function's ``-> T``, or
-    (``bodies``) the class every ``return`` of an unannotated function builds."""
+    (``bodies``) the class every ``return`` of a function builds whose annotation names
+    no class of the realm (none, or ``-> t.IO[t.Any]`` over ``return t.cast(...,
+    LazyFile(...))``: what it returns is a LazyFile all the same)."""
     out = []
     for repo, path, qual, kind in _callee_defs(index, f, scope, callee, where, classes):
         if kind == "class":
@@ -232,12 +254,23 @@ def callee_classes(index, f, scope, callee: str, where, classes,
         other = index.files.get((repo, path))
         if other is None:
             continue
-        text = _returns(index, other).get(qual)
-        if text:
-            out += annotation_classes(index, other, _scope_of(index, f, scope, other), text)
-        elif bodies:
-            out += body_classes(index, other, _scope_of(index, f, scope, other), qual)
+        text, at = _returns(index, other).get(qual), _scope_of(index, f, scope, other)
+        got = annotation_classes(index, other, at, text,
+                                 self_class=_owner(index, other, qual)) if text else []
+        if not got and bodies:
+            got = body_classes(index, other, at, qual)
+        out += got
     return out
+
+
+def _owner(index, f, qual: str | None) -> tuple | None:
+    """(repo, path, class) of the class a method ``qual`` (or a scope in it) is in."""
+    from .edges import _class_quals
+
+    owner = qual.rpartition(".")[0] if qual else ""
+    classes = _class_quals(index, f)
+    found = next((p for p in _prefixes(owner) if p in classes), None)
+    return (f.repo, f.path, found) if found else None
 
 
 def _scope_of(index, f, scope, other):
@@ -283,7 +316,38 @@ def _built(index, f, scope, qual: str, kind: str, text: str | None):
     owner, classes = qual.rpartition(".")[0], _class_quals(index, f)
     if callee in ("cls", "self.__class__") and owner in classes:
         return [(f.repo, f.path, owner)]
+    if _cast_args(index, f, scope, text) is not None:
+        return _cast_classes(index, f, scope, text, qual, classes, bodies=False)
     return callee_classes(index, f, scope, callee, qual, classes, bodies=False)
+
+
+def _cast_args(index, f, scope, text: str) -> tuple[str, str] | None:
+    """(T, value) of ``cast(T, value)`` / ``t.cast(...)`` / ``typing.cast(...)``, where
+    that ``cast`` is typing's (outside the realm, or the realm's typing.py: the stdlib);
+    None for any other text."""
+    callee = text.split("(", 1)[0].strip()
+    if callee.rsplit(".", 1)[-1] != "cast" or not _DOTTED.match(callee) \
+            or not text.endswith(")") or not _closes_at_end(text, len(callee)):
+        return None
+    if any(p.rsplit("/", 1)[-1] not in TYPING_FILES
+           for _, p, _, _ in _named(index, f, scope, callee)):
+        return None
+    args = _split_args(text[len(callee) + 1:-1])
+    return (args[0], args[1]) if len(args) == 2 and all(args) else None
+
+
+def _cast_classes(index, f, scope, text: str, where, classes, bodies: bool) -> list[tuple]:
+    """What ``cast(T, value)`` gives: T's class when T names one, else what ``value``
+    holds (``bodies``: a name's bindings, a call's body; else only a call of a class or
+    of a ``-> T`` function, as a returned value)."""
+    found = _cast_args(index, f, scope, text)
+    if found is None:
+        return []
+    hint, value = found
+    named = annotation_classes(index, f, scope, hint, self_class=_owner(index, f, where))
+    if named or not bodies:
+        return named or _built(index, f, scope, where, "return_value", value) or []
+    return receiver_classes(index, f, scope, value, where, classes)
 
 
 def _returned(index, f) -> dict[str, list[tuple]]:
@@ -311,25 +375,32 @@ def _callee_defs(index, f, scope, callee: str, where, classes) -> list[tuple]:
     return [(r, p, q, k) for r, p, q, k in _named(index, f, scope, callee)]
 
 
-def annotation_classes(index, f, scope, text: str) -> list[tuple]:
+def annotation_classes(index, f, scope, text: str, self_class: tuple | None = None,
+                       depth: int = 0) -> list[tuple]:
     """The classes an annotation names: ``App``, ``"App"``, ``mod.App``,
-    ``Optional[App]``, ``Union[App, None]``, ``App | None``; [] for anything else."""
+    ``Optional[App]``, ``Union[App, None]``, ``App | None``, ``App[int]`` and
+    ``"ProgressBar[V]"`` (the class subscripted), ``Self`` (``self_class``, the class
+    the annotation is in); [] for anything else (``List[App]`` is no App)."""
     t = _unquote(text)
-    m = _GENERIC.match(t)
-    if m:
-        if m.group(1).rsplit(".", 1)[-1] not in ("Optional", "Union") or "[" in m.group(2):
-            return []
-        parts = m.group(2).split(",")
-    else:
-        parts = t.split("|")
+    parts = _split_args(t, "|")
+    m = _GENERIC.match(t) if len(parts) == 1 else None
+    if m and m.group(1).rsplit(".", 1)[-1] in ("Optional", "Union"):
+        parts = _split_args(m.group(2))
+    elif m:
+        parts = [m.group(1)]
     out = []
     for part in (_unquote(p) for p in parts):     # t.Optional["Context"]
         if part == "None":
             continue
-        found = [(r, p, q) for r, p, q, k in _named(index, f, scope, part) if k == "class"]
+        if part != t and depth < 4:     # Optional[Bar[int]], "Bar[V]" | None
+            found = annotation_classes(index, f, scope, part, self_class, depth + 1)
+        else:
+            found = [(r, p, q) for r, p, q, k in _named(index, f, scope, part) if k == "class"]
+        if not found and part.rsplit(".", 1)[-1] == SELF and self_class is not None:
+            found = [self_class]
         if not found:
             return []
-        out += found
+        out += [c for c in found if c not in out]
     return out
 
 

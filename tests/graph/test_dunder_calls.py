@@ -74,3 +74,46 @@ def test_a_missing_attribute_reaches_getattr_only_when_missing(graph):
 
 def test_a_receiver_of_unknown_class_gets_no_dunder_edge(graph):
     assert not {s for s, _ in calls(graph, "unknown") if s.startswith("Lazy.__")}
+
+
+# A `with` needs both methods: Python looks `__enter__` and `__exit__` up on the class
+# before entering and raises if either is missing (stdlib test_contextlib's
+# `test_typo_exit`: `__enter__` and a misspelled `__exit__`). `async with` runs
+# `__aenter__`/`__aexit__`, never `__enter__`/`__exit__`.
+HALF = {
+    "pkg/half.py": (
+        "class Typo:\n    def __enter__(self):\n        return self\n\n"
+        "    def __exittt__(self, *a):\n        pass\n\n\n"
+        "class Base:\n    def __enter__(self):\n        return self\n\n\n"
+        "class Both(Base):\n    def __exit__(self, *a):\n        pass\n\n\n"
+        "class Async:\n    def __enter__(self):\n        return self\n\n"
+        "    def __exit__(self, *a):\n        pass\n\n"
+        "    async def __aenter__(self):\n        return self\n\n"
+        "    async def __aexit__(self, *a):\n        pass\n\n\n"
+        "def typo():\n    with Typo():\n        pass\n\n\n"
+        "def inherited():\n    with Both() as b:\n        pass\n\n\n"
+        "async def async_with():\n    async with Async() as a:\n        pass\n"),
+}
+
+
+@pytest.fixture(scope="module")
+def half(tmp_path_factory):
+    return build("r", write_tree(tmp_path_factory.mktemp("half"), {**FILES, **HALF}))
+
+
+def half_calls(graph, symbol):
+    return {e.dst_symbol for e in graph.edges(["calls"])
+            if e.src_path == "pkg/half.py" and e.src_symbol == symbol}
+
+
+def test_with_on_a_class_lacking_exit_reaches_neither(half):
+    assert not {s for s in half_calls(half, "typo") if s.startswith("Typo.__")}
+
+
+def test_with_finds_enter_and_exit_along_the_bases(half):
+    assert {"Base.__enter__", "Both.__exit__"} <= half_calls(half, "inherited")
+
+
+def test_async_with_reaches_aenter_and_aexit_only(half):
+    got = {s for s in half_calls(half, "async_with") if s.startswith("Async.__")}
+    assert got == {"Async.__aenter__", "Async.__aexit__"}

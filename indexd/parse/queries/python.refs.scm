@@ -145,6 +145,18 @@
 (for_statement left: (identifier) @name) @reference.bind
 (for_statement left: (pattern_list (identifier) @name)) @reference.bind
 (as_pattern alias: (as_pattern_target (identifier) @name)) @reference.bind
+;   reference.bind_with   `with r as x`, @module = r: x holds what r's __enter__ returns
+;   reference.bind_awith  the same `async with` (__aenter__), stands for its bind_with
+;   reference.bind_cast   `x = t.cast(T, v)`, @module = the whole call: T when it names a
+;                         class, else what v holds (stands for the bind_call of the line)
+(with_item value: (as_pattern . [(identifier) (attribute) (call)] @module
+  alias: (as_pattern_target (identifier) @name))) @reference.bind_with
+(with_statement "async" (with_clause (with_item value: (as_pattern
+  . [(identifier) (attribute) (call)] @module
+  alias: (as_pattern_target (identifier) @name))))) @reference.bind_awith
+(assignment left: (identifier) @name
+  right: (call function: [(identifier) (attribute)] @_cast) @module
+  (#match? @_cast "^([A-Za-z_]+[.])?cast$")) @reference.bind_cast
 (function_definition name: (identifier) @name return_type: (type) @module) @reference.returns
 (return_statement "return" @name (_) @module) @reference.return_value
 (yield "yield" @name) @module @reference.yields
@@ -160,6 +172,14 @@
 (with_statement "with" @name
   (with_clause (with_item value: [(identifier) (attribute) (call)] @module))) @reference.enters
 (with_statement "with" @name
+  (with_clause (with_item value: (as_pattern . [(identifier) (attribute) (call)] @module)))) @reference.enters
+;   `async with r` / `async for x in r`: also a reference with @name = "async" on the
+;   same line and receiver, which stands for the one named "with" / "for"
+;   (r.__aenter__/__aexit__, r.__aiter__/__anext__)
+(for_statement "async" @name right: [(identifier) (attribute) (call)] @module) @reference.iterates
+(with_statement "async" @name
+  (with_clause (with_item value: [(identifier) (attribute) (call)] @module))) @reference.enters
+(with_statement "async" @name
   (with_clause (with_item value: (as_pattern . [(identifier) (attribute) (call)] @module)))) @reference.enters
 (call function: (identifier) @name
   arguments: (argument_list . [(identifier) (attribute)] @module .)
