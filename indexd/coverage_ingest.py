@@ -9,7 +9,11 @@ its schema into a file it opens, and an empty file would become a database).
 Each covered line of each measured file is mapped to the innermost indexed
 symbol containing it (or to the file, for module-level lines) and each
 context to the test function's entry; one edge per (test, symbol), stamped
-with both ends' content hash now. An ingest replaces the edges of the test
+with both ends' content hash now (coverage_lines.py: a def's header lines
+count for the scope around it). A function whose body ran outside every test
+(the empty context: importing and collecting) gets one row from its module's
+import instead, stamped with its hash: every test importing the module breaks
+with it (graph/coverage.py). An ingest replaces the edges of the test
 files it names, so running it twice stores the same edges once. Files outside
 every realm or not indexed are reported skipped, with the reason.
 """
@@ -22,11 +26,12 @@ import shutil
 import sqlite3
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import ConfigError, InvalidParams, RealmError
-from .graph.coverage import CoverageIndex
+from .coverage_lines import line_map
+from .graph.coverage import CoverageIndex, import_key
 from .lcov_ingest import LcovRead, read_tracefile
 from .lcov_reader import is_tracefile
 from .model import file_key
@@ -126,27 +131,17 @@ def _locations(settings, path: str) -> list[tuple[str, str, str]]:
 
 
 def _entries(store, keys: list[str]) -> dict[str, list[dict]]:
+    """The measured files' entries, with their text (where a def's header ends)."""
     out: dict[str, list[dict]] = {}
     for start in range(0, len(keys), 300):
         where = "file_key IN (" + ", ".join(_sql(k) for k in keys[start:start + 300]) + ")"
-        for row in store.entries_where(where, ENTRY_COLUMNS):
+        for row in store.entries_where(where, ENTRY_COLUMNS + ["body"]):
             out.setdefault(row["file_key"], []).append(row)
     return out
 
 
 def _sql(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
-
-
-def _line_owner(rows: list[dict]) -> tuple[list, dict | None]:
-    """line -> innermost symbol row (widest first, narrower overwrite), and the file row."""
-    file_row = next((r for r in rows if r["kind"] == "file"), None)
-    symbols = [r for r in rows if r["kind"] != "file" and r["start_line"] and r["end_line"]]
-    owner: list = [None] * (max((r["end_line"] for r in symbols), default=0) + 2)
-    for r in sorted(symbols, key=lambda r: r["start_line"] - r["end_line"]):
-        for line in range(r["start_line"], r["end_line"] + 1):
-            owner[line] = r
-    return owner, file_row
 
 
 def _resolve_tests(store, realms: set[str], ids: dict[str, NamedTest]) -> dict[str, dict]:
@@ -182,6 +177,14 @@ class Plan:
     skipped: list[dict]
     skipped_contexts: list[dict]
     contexts: int
+    import_rows: list[dict] = field(default_factory=list)   # functions seen run at import
+    import_files: list[str] = field(default_factory=list)   # their files' import keys
+
+    @property
+    def replace_keys(self) -> list[str]:
+        """What the store swaps: the test files' edges and the import-time rows of the
+        files this run imported outside every test."""
+        return self.test_files + self.import_files
 
 
 def plan(store, settings, lines: dict[str, dict[int, list[str]]], data_file: str) -> Plan:
@@ -206,18 +209,21 @@ def plan(store, settings, lines: dict[str, dict[int, list[str]]], data_file: str
            for c in sorted(contexts - set(ids))]
     bad += [{"context": c, "reason": "test function not indexed"}
             for c in sorted(set(ids) - set(tests))]
-    rows = _edges(located, entries, tests, data_file)
+    maps = {loc: line_map(entries[file_key(*loc)]) for loc in located}
+    rows = _edges(located, maps, tests, data_file)
+    imported, import_files = _import_time(located, maps, set(ids))
     test_files = sorted({r["file_key"] for by_realm in tests.values() for r in by_realm.values()})
     n_tests = len({(r["file_key"], r["qualname"]) for t in tests.values() for r in t.values()})
-    return Plan(rows, test_files, len(located), n_tests, skipped, bad, len(contexts))
+    return Plan(rows, test_files, len(located), n_tests, skipped, bad, len(contexts),
+                imported, import_files)
 
 
-def _edges(located, entries, tests, data_file: str) -> list[dict]:
+def _edges(located, maps, tests, data_file: str) -> list[dict]:
     agg: dict[tuple, list] = {}
     for (realm, repo, rel), by_line in located.items():
-        owner, file_row = _line_owner(entries[file_key(realm, repo, rel)])
+        lines = maps[(realm, repo, rel)]
         for line, contexts in by_line.items():
-            dst = owner[line] if 0 < line < len(owner) and owner[line] else file_row
+            dst = lines.at(line)
             if dst is None:
                 continue
             for context in contexts:
@@ -236,6 +242,34 @@ def _edges(located, entries, tests, data_file: str) -> list[dict]:
              "dst_hash": dst["content_hash"], "lines": len(n), "context": context,
              "how": "coverage", "ingested_at": now}
             for key, (test, dst, repo, rel, n, context) in sorted(agg.items(), key=lambda i: i[0])]
+
+
+def _import_time(located, maps, test_ids: set[str]) -> tuple[list[dict], list[str]]:
+    """Functions whose body ran outside every test (the empty context, or a static label:
+    importing and collecting the test modules), one row each from their module's
+    import (graph/coverage.py), stamped with the function's hash; and the import keys
+    of the files this run saw run anything outside a test, whose rows it replaces."""
+    agg: dict[tuple, list] = {}
+    files: set[str] = set()
+    for (realm, repo, rel), by_line in located.items():
+        lines = maps[(realm, repo, rel)]
+        for line, contexts in by_line.items():
+            outside = next((c for c in contexts if c not in test_ids), None)
+            if outside is None:
+                continue
+            files.add(import_key(file_key(realm, repo, rel)))
+            row = lines.ran(line)
+            if row is not None:
+                hit = agg.setdefault((realm, repo, rel, row["qualname"]), [row, set(), outside])
+                hit[1].add(line)
+    now = time.time()
+    return [{"src_file_key": import_key(file_key(realm, repo, rel)), "realm": realm,
+             "src_repo": repo, "src_path": rel, "src_symbol": None, "src_hash": "",
+             "dst_repo": repo, "dst_path": rel, "dst_symbol": qualname,
+             "dst_hash": row["content_hash"], "lines": len(n), "context": context,
+             "how": "coverage", "ingested_at": now}
+            for (realm, repo, rel, qualname), (row, n, context) in sorted(agg.items())], \
+        sorted(files)
 
 
 # -- the unit of work --------------------------------------------------------------
@@ -261,13 +295,14 @@ def ingest(store, settings, data_file: str, cwd: str | None = None) -> dict:
         if lcov is not None:
             lcov.restore(p.rows)
             p.skipped[:0], p.skipped_contexts[:0] = lcov.skipped, lcov.skipped_contexts
-        if p.test_files:
-            store.replace_coverage(p.test_files, p.rows)
+        if p.replace_keys:
+            store.replace_coverage(p.replace_keys, p.rows + p.import_rows)
         stale = CoverageIndex.load(store).counts()["stale"]
     log.info("coverage ingested file=%s files=%d tests=%d edges=%d skipped=%d", data_file,
              p.files, p.tests, len(p.rows), len(p.skipped))
     return {"data_file": data_file, "format": "coverage.py" if lcov is None else "lcov",
             "files": p.files, "tests": p.tests, "edges": len(p.rows),
+            "import_time": len(p.import_rows),
             "contexts": p.contexts, "skipped": p.skipped,
             "skipped_contexts": p.skipped_contexts[:MAX_SKIPPED_CONTEXTS],
             "skipped_contexts_total": len(p.skipped_contexts),

@@ -19,7 +19,7 @@ from pathlib import Path
 from .descriptions import Describer
 from .errors import IndexNotReady, InvalidParams, RealmError
 from .graph.cochange import co_change_edges
-from .graph.coverage import CoverageIndex, covering_tests, merge_tests
+from .graph.coverage import CoverageIndex, merge_tests, observed_tests
 from .graph.graph import Graph
 from .graph.impact import any_truncated, bounded
 from .graph.loader import load_facts, load_file_facts
@@ -194,7 +194,9 @@ class Relations:
                 seeds = graph.resolve_target(target)
             except KeyError:   # the graph was replaced meanwhile: static tests only
                 return result
-            return merge_tests(result, covering_tests(self.coverage, seeds, graph._node_kind))
+            return merge_tests(result, observed_tests(
+                self.coverage, seeds, graph._node_kind,
+                lambda modules: graph.tests_importing(modules, kw.get("limit", 200)).tests))
 
     def summary(self, target: str, top: int = 5) -> dict:
         """One file's summary and its strongest relationships both ways, in words."""

@@ -1,7 +1,10 @@
 """Coverage edges in the warm graph: the tests that really ran a symbol.
 
 ``indexctl tests ingest`` stores test -> covered symbol edges (how
-"coverage") with the content hash both ends had then. ``CoverageIndex``
+"coverage") with the content hash both ends had then, and for each function
+whose body ran outside every test (at import) a row from its module
+(``src_symbol`` null, only the function's hash stamped): the tests importing
+that module get it too (``import_run_tests``, over the static import graph). ``CoverageIndex``
 holds them by covered file, with the current content hash of every symbol
 of the files involved, so an edge whose test or target changed since the
 ingest reads as stale: still listed, with lower confidence. ``merge_tests``
@@ -14,8 +17,8 @@ from __future__ import annotations
 import logging
 from typing import NamedTuple
 
-from .impact import symbol_matches
-from .model import node_label
+from .impact import Visit, symbol_matches, via_json
+from .model import Edge, node_label
 
 log = logging.getLogger(__name__)
 
@@ -24,6 +27,7 @@ FRESH_CONFIDENCE = 1.0
 # weaker than a fresh one, and about as strong as a resolved static test edge
 # two hops away (1.0 halved per hop in impact.combined).
 STALE_CONFIDENCE = 0.4
+IMPORT_WHY = "ran at import time (coverage)"
 
 
 class CovEdge(NamedTuple):
@@ -62,11 +66,20 @@ def current_hashes(store, files) -> dict[tuple, dict[str | None, str]]:
     return out
 
 
+def import_key(file_key: str) -> str:
+    """The source key of a file's import-time rows (apart from its tests' edges, so an
+    ingest that imports a test file without running its tests keeps their edges)."""
+    return file_key + "\x1fimport"
+
+
 class CoverageIndex:
     def __init__(self, edges: list[CovEdge] = ()):
         self.by_dst: dict[tuple, list[CovEdge]] = {}
+        # a row with no source symbol: the function ran while its module was imported
+        self.imports: dict[tuple, list[CovEdge]] = {}
         for e in edges:
-            self.by_dst.setdefault((e.realm, e.dst_repo, e.dst_path), []).append(e)
+            into = self.by_dst if e.src_symbol is not None else self.imports
+            into.setdefault((e.realm, e.dst_repo, e.dst_path), []).append(e)
         self.hashes: dict[tuple, dict[str | None, str]] = {}
 
     @classmethod
@@ -80,7 +93,7 @@ class CoverageIndex:
         return index
 
     def files(self) -> set[tuple]:
-        out = set(self.by_dst)
+        out = set(self.by_dst) | set(self.imports)
         out |= {(e.realm, e.src_repo, e.src_path) for es in self.by_dst.values() for e in es}
         return out
 
@@ -91,8 +104,10 @@ class CoverageIndex:
             self.hashes.update(current_hashes(store, involved))
 
     def is_stale(self, e: CovEdge) -> bool:
-        src = self.hashes.get((e.realm, e.src_repo, e.src_path), {})
         dst = self.hashes.get((e.realm, e.dst_repo, e.dst_path), {})
+        if e.src_symbol is None:    # an import-time run: only the function's own text counts
+            return dst.get(e.dst_symbol) != e.dst_hash
+        src = self.hashes.get((e.realm, e.src_repo, e.src_path), {})
         return src.get(e.src_symbol) != e.src_hash or dst.get(e.dst_symbol) != e.dst_hash
 
     def edges_into(self, node: tuple) -> list[CovEdge]:
@@ -101,8 +116,17 @@ class CoverageIndex:
         return [e for e in self.by_dst.get((realm, repo, path), ())
                 if symbol_matches(symbol, e.dst_symbol)]
 
+    def runs_at_import(self, node: tuple) -> list[CovEdge]:
+        """Import-time runs of the functions a symbol node is or holds (a file: none;
+        that its importers depend on it is the static graph's)."""
+        realm, repo, path, symbol = node
+        if symbol is None:
+            return []
+        return [e for e in self.imports.get((realm, repo, path), ())
+                if symbol_matches(symbol, e.dst_symbol)]
+
     def counts(self) -> dict:
-        edges = [e for es in self.by_dst.values() for e in es]
+        edges = [e for es in (*self.by_dst.values(), *self.imports.values()) for e in es]
         return {"edges": len(edges), "stale": sum(self.is_stale(e) for e in edges)}
 
 
@@ -127,6 +151,45 @@ def covering_tests(index: CoverageIndex, seeds: list[tuple], kind_of=None) -> li
                          "to": node_label(e.dst_repo, e.dst_path, e.dst_symbol), "line": None,
                          "how": "coverage", "context": e.context}]}
     return sorted(best.values(), key=lambda t: (t["stale"], t["path"], t["symbol"] or ""))
+
+
+def import_run_tests(index: CoverageIndex, seeds: list[tuple], tests_importing) -> list[dict]:
+    """One impact item per test file importing the module of a seed function coverage saw
+    run at import (transitively, or below a conftest.py that does): it breaks with it.
+    ``tests_importing(modules)``: the graph's import walk (Graph.tests_importing) from
+    file nodes, each with the Visit its chain starts from -> test file node -> Visit."""
+    starts: dict[tuple, tuple[Visit, CovEdge, bool]] = {}
+    for node in seeds:
+        for e in index.runs_at_import(node):
+            stale = index.is_stale(e)
+            conf = STALE_CONFIDENCE if stale else FRESH_CONFIDENCE
+            module = (e.realm, e.dst_repo, e.dst_path, None)
+            if module not in starts or starts[module][0].confidence < conf:
+                run = Edge("import_time", e.dst_repo, e.dst_path, None, e.dst_repo, e.dst_path,
+                           e.dst_symbol, 0, "coverage", 1.0, e.realm)
+                starts[module] = (Visit(1, conf, [run]), e, stale)
+    if not starts:
+        return []
+    out = []
+    for test, v in tests_importing({m: start[0] for m, start in starts.items()}).items():
+        _, e, stale = starts[(test[0], v.via[-1].src_repo, v.via[-1].src_path, None)]
+        via = via_json(v.via)
+        via[-1] |= {"line": None, "context": e.context, "why": IMPORT_WHY}
+        out.append({"realm": test[0], "repo": test[1], "path": test[2], "symbol": None,
+                    "kind": "file", "distance": v.distance, "score": round(v.path_score, 4),
+                    "confidence": v.confidence, "how": "coverage", "stale": stale,
+                    "lines": e.lines, "why": IMPORT_WHY, "via": via})
+    return sorted(out, key=lambda t: (t["stale"], t["path"]))
+
+
+def observed_tests(index: CoverageIndex, seeds: list[tuple], kind_of, tests_importing
+                   ) -> list[dict]:
+    """The tests coverage saw run a seed, then the test files that import a module it
+    saw run one on import and are not listed already."""
+    covered = covering_tests(index, seeds, kind_of)
+    listed = {(t["repo"], t["path"]) for t in covered}
+    return covered + [t for t in import_run_tests(index, seeds, tests_importing)
+                      if (t["repo"], t["path"]) not in listed]
 
 
 def merge_tests(result: dict, covered: list[dict]) -> dict:

@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from . import export as _export
 from .edges import FileResult, file_edges
 from .impact import TESTS_HOW, any_truncated, bounded, combined, item, rank, tests_walk, walk
-from .import_time import CALL_KINDS, import_time_tests
+from .import_time import CALL_KINDS, import_time_tests, importing_tests
 from .model import Edge, FileFacts, is_test_path, repo_name
 from .packed import Packed
 from .resolve import RealmIndex
@@ -437,6 +437,12 @@ class Graph:
             w.visits.setdefault(node, v)
         if found.stopped_at is not None:
             w.stopped_at = max(w.stopped_at or 0.0, found.stopped_at)
+
+    def tests_importing(self, modules: dict, limit: int | None = None):
+        """Test files importing any of ``modules`` (file node -> the Visit its chain
+        starts from) transitively, or below a conftest.py that does (import_time.py)."""
+        return importing_tests(modules, self._file_incoming, self._tests_under,
+                               budget=self._budget(limit))
 
     def _budget(self, limit: int | None) -> int | None:
         if limit is None:

@@ -54,6 +54,16 @@ def import_time_tests(seeds: list[Node], incoming, importers, tests_under=None,
     file through 50k file pairs, 0.4 s)."""
     out = Found({})
     modules = _running_modules([s for s in seeds if s[3]], incoming, out, budget)
+    return importing_tests(modules, importers, tests_under, budget, out)
+
+
+def importing_tests(modules: dict[Node, Visit], importers, tests_under=None,
+                    budget: int | None = None, out: Found | None = None) -> Found:
+    """Test file -> Visit for every test importing one of ``modules`` (file nodes, each
+    with the Visit its chain starts from) transitively, or below a conftest.py that
+    does; ``importers``, ``tests_under`` and ``budget`` as for ``import_time_tests``.
+    graph/coverage.py starts it from the modules coverage saw run a function on import."""
+    out = out if out is not None else Found({})
     found = _importing_tests(modules, importers, out, budget)
     for node, v in list(found.items()):
         if tests_under is not None and posixpath.basename(node[2]) == "conftest.py":

@@ -55,7 +55,8 @@ def select_tests(pairs: list[tuple[dict, dict | None]], depth: int) -> dict:
         tests = (result or {}).get("tests", [])
         for t in tests:
             _add(files, t["repo"], t["path"], t.get("symbol"), label, score=t["score"],
-                 trusted=is_trusted(t), hows=path_hows(t), via=t.get("via", []))
+                 trusted=is_trusted(t), hows=path_hows(t), via=t.get("via", []),
+                 why=t.get("why"))
         changed.append({**_row(ch), "tested": _tested(tests, result, depth),
                         "tests": sorted({t["path"] for t in tests})})
     return {"files": files, "changed": changed}
@@ -82,7 +83,8 @@ def _tested(tests: list[dict], result: dict | None, depth: int) -> str:
 
 
 def _add(files: dict, repo: str, path: str, test_symbol: str | None, changed: str, *,
-         score: float, trusted: bool, hows: list[str], via: list[dict]) -> None:
+         score: float, trusted: bool, hows: list[str], via: list[dict],
+         why: str | None = None) -> None:
     row = files.setdefault((repo, path), {
         "repo": repo, "path": path, "score": 0.0, "trusted": False, "fallback": False,
         "symbols": [], "nodes": [], "evidence": {}})
@@ -97,7 +99,7 @@ def _add(files: dict, repo: str, path: str, test_symbol: str | None, changed: st
         row["evidence"][changed] = {"changed": changed,
                                     "test": node_label(repo, path, test_symbol),
                                     "trusted": trusted, "score": round(score, 4), "how": hows,
-                                    "via": via}
+                                    "via": via, **({"why": why} if why else {})}
 
 
 def add_fallback(files: dict, import_impacts: list[tuple[str, dict]]) -> list[str]:

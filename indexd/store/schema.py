@@ -112,7 +112,10 @@ COVERAGE = pa.schema([
     pa.field("realm", pa.string()),
     pa.field("src_repo", pa.string()),
     pa.field("src_path", pa.string()),
-    pa.field("src_symbol", pa.string()),                      # the test function
+    # the test function; null: the module's import (a function coverage saw run outside
+    # every test; src_file_key is then the file's key + "\x1fimport", src_hash empty).
+    # Rows of this kind need no migration: the column was nullable from the start.
+    pa.field("src_symbol", pa.string()),
     pa.field("src_hash", pa.string()),
     pa.field("dst_repo", pa.string()),
     pa.field("dst_path", pa.string()),
