@@ -50,6 +50,13 @@ TYPING_FILES = ("typing.py", "typing_extensions.py")
 MAPPINGS = ("Dict", "dict", "Mapping", "MutableMapping", "DefaultDict", "defaultdict",
             "OrderedDict")
 SEQUENCES = ("List", "list", "Sequence", "MutableSequence")
+# `-> Iterator[X]`, `Sequence[X]`: a generator, a list, a function, rarely an instance of
+# the abstract class (collections.abc's are in the stdlib's realm); `Type[X]` the class
+ABSTRACT = (*MAPPINGS, *SEQUENCES, "Iterator", "Iterable", "Generator", "AsyncIterator",
+            "AsyncIterable", "AsyncGenerator", "Collection", "Container", "Set", "MutableSet",
+            "Reversible", "Awaitable", "Coroutine", "Callable", "Type", "type", "ClassVar",
+            "ContextManager", "AbstractContextManager", "AsyncContextManager",
+            "AbstractAsyncContextManager", "KeysView", "ValuesView", "ItemsView")
 _DOTTED = re.compile(r"^[A-Za-z_][\w.]*$")
 _GENERIC = re.compile(r"^([\w.]+)\[(.*)\]$")
 
@@ -387,6 +394,8 @@ def annotation_classes(index, f, scope, text: str, self_class: tuple | None = No
     if m and m.group(1).rsplit(".", 1)[-1] in ("Optional", "Union"):
         parts = _split_args(m.group(2))
     elif m:
+        if m.group(1).rsplit(".", 1)[-1] in ABSTRACT:
+            return []
         parts = [m.group(1)]
     out = []
     for part in (_unquote(p) for p in parts):     # t.Optional["Context"]

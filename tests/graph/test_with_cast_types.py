@@ -47,6 +47,10 @@ FILES = {
         "def as_plain(x):\n    return t.cast('Plain', x)\n\n\n"
         "def either_file(lazy) -> t.IO[t.Any]:\n    if lazy:\n        return Lazy()\n"
         "    return open(lazy)\n"),
+    # the stdlib's collections.abc is in its realm: `-> Iterator[X]` is no Iterator instance
+    "pkg/abcs.py": ("class Iterator:\n    def __iter__(self):\n        return self\n\n"
+                    "    def __next__(self):\n        raise StopIteration\n\n\n"
+                    "def items() -> 'Iterator[int]':\n    return iter(())\n"),
     "pkg/use.py": (
         "import typing\nimport typing as t\n\n"
         "from pkg.bar import (Lazy, Plain, Pool, Selfish, Typo, as_plain, either_file,\n"
@@ -64,7 +68,9 @@ FILES = {
         "def cast_to_class(x):\n    p = as_plain(x)\n    p.step()\n\n\n"
         "def cast_here(x):\n    g = t.cast('t.IO[t.Any]', Lazy())\n    g.read()\n"
         "    h = typing.cast(Plain, x)\n    h.step()\n\n\n"
-        "def returns_disagree():\n    f = either_file(1)\n    f.read()\n"),
+        "def returns_disagree():\n    f = either_file(1)\n    f.read()\n\n\n"
+        "def abstract_iterator():\n    from pkg.abcs import items\n\n"
+        "    for x in items():\n        pass\n"),
 }
 BAR, USE = "pkg/bar.py", "pkg/use.py"
 
@@ -102,6 +108,13 @@ def test_with_as_on_a_class_lacking_exit_types_nothing(graph):
 def test_subscripted_and_quoted_annotations_name_their_class(graph):
     assert {"Bar.update", "Plain.step"} <= inferred(graph, "generic")    # -> Bar[int]
     assert "Bar.update" in inferred(graph, "generic_in_optional")    # t.Optional[Bar[int]]
+
+
+def test_a_subscripted_abstract_container_names_no_class(graph):
+    """`-> Iterator[int]`, `Sequence[X]`, `Callable[..., X]`: the value is a generator, a
+    list, a function, not an instance of that class."""
+    assert not {s for p, s, _ in calls_from(graph, USE, "abstract_iterator")
+                if p == "pkg/abcs.py" and s.startswith("Iterator.")}
 
 
 @pytest.mark.parametrize("symbol, want", [
