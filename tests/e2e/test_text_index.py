@@ -77,8 +77,10 @@ def _vectors_in_step(d):
     store = Store(load_settings().paths.store_dir)
     status = d.call("status")
     table = store.count("entries", "vector IS NOT NULL")
-    SEEN[:] = [status["vector_index"], status["queues"], table]   # for a timeout's message
-    return status["vector_index"]["hot"] and status["vector_index"]["vectors"] == table
+    SEEN[:] = [status["state"], status["vector_index"], status["queues"], table]   # for a timeout's message
+    # "fresh": nothing pending (0 vectors == 0 rows also holds before the first reconcile).
+    return (status["state"] == "fresh" and status["vector_index"]["hot"]
+            and status["vector_index"]["vectors"] == table)
 
 
 def test_hot_vectors_answer_like_the_table_and_follow_edits(git_repo, daemon):
@@ -93,7 +95,18 @@ def test_hot_vectors_answer_like_the_table_and_follow_edits(git_repo, daemon):
                                            for j in range(5)))
     git_repo.commit()
     settings_with_realm("work", git_repo.path)
+    # A git operation in progress holds the daemon's first reconcile: the matrix
+    # is hot and as empty as the table. This test once took that state for
+    # "every vector in memory" and compared an empty first answer.
+    lock = git_repo.path / ".git" / "index.lock"
+    lock.write_text("")
     d = daemon()
+    wait_until(lambda: (s := d.call("status"))["vector_index"]["hot"] and s["embedding"]["ready"],
+               timeout=60, what="hot matrix and model up, reconcile held")
+    early = d.call("search", query="handle case 3", mode="semantic", limit=8)
+    assert early["results"] == [] and early["stale"], early   # empty, and says it is behind
+    assert not _vectors_in_step(d), SEEN
+    lock.unlink()
     try:
         wait_until(lambda: d.call("status")["queues"]["embed"] == 0 and _vectors_in_step(d),
                    timeout=90, what="every vector in memory")
@@ -105,9 +118,10 @@ def test_hot_vectors_answer_like_the_table_and_follow_edits(git_repo, daemon):
         hot = d.call("search", query=query, mode="semantic", limit=8)["results"]
         cold = fused_search(table, HashEmbedder(), SearchRequest(query=query, mode="semantic",
                                                                  limit=8))["results"]
-        # Once (CI, 2026-12-01) the first hot answer was empty; never reproduced since:
-        # say what the daemon held.
+        # Once (CI, 2026-12-01) the first hot answer was empty: the wait above passed
+        # before the first reconcile wrote (now it waits for "fresh"); say what it held.
         status = d.call("status")
+        assert hot, (query, status["state"], status["queues"], status["vector_index"])
         assert [(h["path"], h["symbol"]) for h in hot] == \
             [(h["path"], h["symbol"]) for h in cold], (
             query, status["keyword_index"], status["vector_index"], status["queues"],
