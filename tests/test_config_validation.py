@@ -75,11 +75,12 @@ def test_good_values_still_load(indexd_home, tmp_path, monkeypatch):
 
 def test_choices_agree_with_the_modules_that_use_them():
     from indexd.config import CHOICES
-    from indexd.enrich.embedder import RUNTIMES
+    from indexd.enrich.embedder import PRECISIONS, RUNTIMES
     from indexd.enrich.summarizer import MODES
     from indexd.enrich.texts import RECIPES
 
-    assert CHOICES == {"summarize": MODES, "embed_runtime": RUNTIMES, "embed_recipe": RECIPES}
+    assert CHOICES == {"summarize": MODES, "embed_runtime": RUNTIMES, "embed_recipe": RECIPES,
+                       "embed_precision": PRECISIONS}
 
 
 def test_indexd_index_and_run_refuse_a_bad_value(indexd_home, git_repo):

@@ -35,6 +35,7 @@ DEFAULT_NAME = "all-MiniLM-L6-v2"
 # auto: onnxruntime when it can run the model (a third of torch's memory,
 # docs/decisions.md), else torch; onnx / torch: exactly that one.
 RUNTIMES = ("auto", "onnx", "torch")
+PRECISIONS = ("fp32", "int8")
 ENV_KEY = "INDEXD_EMBED_MODEL"
 QUERY_CACHE = 256   # query vectors kept (1.5 KB each for MiniLM)
 _WEIGHT_GLOBS = ("*.safetensors", "pytorch_model*.bin", "*.onnx", "*.bin")
@@ -250,15 +251,18 @@ class SentenceTransformerEmbedder(LocalModelEmbedder):
                                   convert_to_numpy=True, normalize_embeddings=True)
 
 
-def model_id(label: str, weights: str, dim: int, max_tokens: int = 0, limit: int = 0) -> str:
+def model_id(label: str, weights: str, dim: int, max_tokens: int = 0, limit: int = 0,
+             precision: str = "fp32") -> str:
     """The same for every runtime of the same weights: their vectors agree
     (cosine >= 0.9999, tests/enrich), so switching runtime re-embeds nothing.
 
     Texts cut below the model's own ``limit`` give other vectors, so the cut is
     part of the id (``/128tok``) and the store re-embeds rather than mixing two
-    lengths; at the limit the id stays what it always was."""
+    lengths; at the limit the id stays what it always was. int8 weights give
+    other vectors too (cosine ~0.995): ``/int8``."""
     cut = f"/{max_tokens}tok" if 0 < max_tokens < limit else ""
-    return f"{label}@{weights[:12]}/{dim}{cut}"
+    quant = "/int8" if precision == "int8" else ""
+    return f"{label}@{weights[:12]}/{dim}{cut}{quant}"
 
 
 def _load_sentence_transformer(directory: Path, device: str, threads: int | None):
@@ -436,6 +440,7 @@ def load_embedder(settings, threads: int | None = None) -> Embedder:
         raise ModelUnavailable(f"embed_runtime {runtime!r} is not one of {', '.join(RUNTIMES)}; "
                                f"set it in {settings.paths.config_file} or INDEXD_EMBED_RUNTIME",
                                {"embed_runtime": runtime})
+    precision = _precision(settings, runtime)
     weights = weights_hash(path)
     max_tokens = getattr(settings, "embed_max_tokens", None)
     threads = threads or settings_threads(settings)
@@ -444,10 +449,16 @@ def load_embedder(settings, threads: int | None = None) -> Embedder:
 
         try:
             cache = Path(settings.model_cache or default_model_cache()).expanduser()
-            onnx_path = onnx_model(path, weights, cache, name or path.name)
+            onnx_path = onnx_model(path, weights, cache, name or path.name, precision)
             return OnnxEmbedder(path, onnx_path, threads=threads, batch_size=settings.embed_batch,
-                                name=name, weights=weights, max_tokens=max_tokens)
+                                name=name, weights=weights, max_tokens=max_tokens,
+                                precision=precision)
         except ModelUnavailable as exc:
+            if precision == "int8":   # torch would give other vectors than the id says
+                raise ModelUnavailable(f"{exc.message}; embed_precision = \"int8\" needs "
+                                       "onnxruntime: set embed_precision = \"fp32\" to run the "
+                                       "model through torch instead",
+                                       {"embed_precision": precision}) from exc
             if runtime == "onnx":
                 raise ModelUnavailable(f"{exc.message}; set embed_runtime = \"torch\" or "
                                        "\"auto\" to run the model through torch instead",
@@ -460,6 +471,18 @@ def load_embedder(settings, threads: int | None = None) -> Embedder:
     except ModelUnavailable as exc:
         raise ModelUnavailable(f"{exc.message}; {_where_to_set(settings)}",
                                {"embed_model": spec}) from exc
+
+
+def _precision(settings, runtime: str) -> str:
+    precision = (getattr(settings, "embed_precision", "fp32") or "fp32").strip()
+    if precision not in PRECISIONS:
+        raise ModelUnavailable(f"embed_precision {precision!r} is not one of "
+                               f"{', '.join(PRECISIONS)}", {"embed_precision": precision})
+    if precision == "int8" and runtime == "torch":
+        raise ModelUnavailable("embed_precision = \"int8\" runs through onnxruntime only; set "
+                               "embed_runtime = \"auto\" or \"onnx\", or embed_precision = "
+                               "\"fp32\"", {"embed_precision": precision})
+    return precision
 
 
 def _where_to_set(settings=None) -> str:

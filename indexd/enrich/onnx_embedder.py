@@ -32,8 +32,32 @@ EXPORT_TIMEOUT_S = 600
 MAX_BATCH = 8
 
 
-def onnx_model(directory: Path, weights: str, cache_dir: Path, label: str) -> Path:
-    """The cached export of ``directory`` (made now when missing)."""
+def onnx_model(directory: Path, weights: str, cache_dir: Path, label: str,
+               precision: str = "fp32") -> Path:
+    """The cached export of ``directory`` (made now when missing); for int8 its
+    quantized copy beside it (made now when missing)."""
+    out = _fp32_model(directory, weights, cache_dir, label)
+    return out if precision != "int8" else _int8_model(out)
+
+
+def _int8_model(fp32: Path) -> Path:
+    out = fp32.with_name("model.int8.onnx")
+    if out.is_file() and out.with_suffix(".json").is_file():
+        return out
+    log.info("quantizing the ONNX embedding model to int8 (once) from=%s to=%s", fp32, out)
+    try:
+        proc = subprocess.run([sys.executable, "-m", "indexd.enrich.onnx_quantize",
+                               str(fp32), str(out), str(os.getpid())],
+                              capture_output=True, text=True, timeout=EXPORT_TIMEOUT_S)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise ModelUnavailable(f"int8 quantization of {fp32} failed: {exc}") from exc
+    if proc.returncode != 0 or not out.is_file():
+        detail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        raise ModelUnavailable(f"int8 quantization of {fp32} failed: {detail}")
+    return out
+
+
+def _fp32_model(directory: Path, weights: str, cache_dir: Path, label: str) -> Path:
     try:
         import onnxruntime  # noqa: F401 - probe before spending an export
         import tokenizers  # noqa: F401
@@ -71,7 +95,7 @@ class OnnxEmbedder(LocalModelEmbedder):
 
     def __init__(self, directory: Path, onnx_path: Path, threads: int | None = None,
                  batch_size: int = 32, name: str | None = None, weights: str = "",
-                 max_tokens: int | None = None):
+                 max_tokens: int | None = None, precision: str = "fp32"):
         super().__init__(min(batch_size, MAX_BATCH))
         self.path = Path(directory)
         try:
@@ -91,7 +115,9 @@ class OnnxEmbedder(LocalModelEmbedder):
         self._inputs = [i.name for i in self._session.get_inputs()]
         self._run_options = _run_options()
         self.dim = int(self._session.get_outputs()[0].shape[-1] or layout["dim"])
-        self.model_id = model_id(name or self.path.name, weights, self.dim, self.max_tokens, limit)
+        self.precision = precision
+        self.model_id = model_id(name or self.path.name, weights, self.dim, self.max_tokens, limit,
+                                 precision)
 
     def _lengths(self, texts: list[str]) -> list[int]:
         # Word-pieces after the cut, as the model sees them: ordered by

@@ -192,6 +192,25 @@ def test_embed_max_tokens_truncates_and_is_part_of_the_model_id(minilm, settings
     assert (at_limit.max_tokens, at_limit.model_id) == (256, minilm.model_id)
 
 
+def test_int8_precision_has_its_own_model_id_and_the_same_neighbours(minilm, settings, no_network):
+    """int8 weights give other vectors: their own id (/int8, so a store re-embeds
+    rather than mixing), close to fp32's, ranking real code alike; torch cannot run them."""
+    q8 = load_embedder(settings(embed_model="default", embed_precision="int8"))
+    assert isinstance(q8, OnnxEmbedder) and q8.model_id == minilm.model_id + "/int8"
+    source = Path(inspect.getsourcefile(json.decoder)).read_text()
+    chunks = [c for c in source.split("\ndef ") if len(c) > 200][:6]
+    queries = ["decode a JSON string", "scan a string literal with escapes", "parse an object"]
+    for a, b in zip(q8.encode(chunks), minilm.encode(chunks)):
+        assert _cos(a, b) > 0.97
+    for q in queries:
+        def order(model):
+            v = model.encode_query(q)
+            return sorted(range(len(chunks)), key=lambda i: -_cos(v, model.encode([chunks[i]])[0]))
+        assert order(q8)[0] == order(minilm)[0], q
+    with pytest.raises(ModelUnavailable, match="onnxruntime only"):
+        load_embedder(settings(embed_model="default", embed_runtime="torch", embed_precision="int8"))
+
+
 # ------------------------------------------------------------------ hash embedder
 
 def test_hash_embedder_is_deterministic_and_counts_calls():
