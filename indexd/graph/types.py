@@ -370,8 +370,11 @@ def _returned(index, f) -> dict[str, list[tuple]]:
 
 
 def _callee_defs(index, f, scope, callee: str, where, classes) -> list[tuple]:
-    """(repo, path, qualname, kind) of what ``callee`` names: a name of the file or its
-    imports, ``module.name``, ``Class.name``, or ``self.name`` / ``cls.name``."""
+    """(repo, path, qualname, kind) of what ``callee`` names: a function or class defined
+    in an enclosing function of the use (Python's lexical scope: test_contextlib's
+    ``test_typo_exit`` defines its own ``mycontext`` beside a module-level one), a name of
+    the file or its imports, ``module.name``, ``Class.name``, or ``self.name`` /
+    ``cls.name``."""
     from .edges import _class_member
 
     head, _, last = callee.rpartition(".")
@@ -379,6 +382,10 @@ def _callee_defs(index, f, scope, callee: str, where, classes) -> list[tuple]:
         cls = next((p for p in _prefixes(where) if p in classes), None)
         hits = _class_member(index, f, scope, cls, last) if cls else []
         return [(r, p, q, _kind(index, r, p, q)) for r, p, q in hits]
+    kinds = _def_kinds(index, f)
+    for prefix in [] if head else _prefixes(where):
+        if prefix not in classes and f"{prefix}.{callee}" in kinds:
+            return [(f.repo, f.path, f"{prefix}.{callee}", kinds[f"{prefix}.{callee}"])]
     return [(r, p, q, k) for r, p, q, k in _named(index, f, scope, callee)]
 
 

@@ -92,7 +92,14 @@ HALF = {
         "    async def __aexit__(self, *a):\n        pass\n\n\n"
         "def typo():\n    with Typo():\n        pass\n\n\n"
         "def inherited():\n    with Both() as b:\n        pass\n\n\n"
-        "async def async_with():\n    async with Async() as a:\n        pass\n"),
+        "async def async_with():\n    async with Async() as a:\n        pass\n\n\n"
+        # test_typo_exit's own shape: the class is defined in the function, and a
+        # module-level class of that name has both methods
+        "class mycontext:\n    def __enter__(self):\n        return self\n\n"
+        "    def __exit__(self, *a):\n        pass\n\n\n"
+        "def typo_nested():\n    class mycontext:\n        def __enter__(self):\n"
+        "            return self\n\n        def __uxit__(self, *a):\n            pass\n\n"
+        "    with mycontext():\n        pass\n"),
 }
 
 
@@ -108,6 +115,10 @@ def half_calls(graph, symbol):
 
 def test_with_on_a_class_lacking_exit_reaches_neither(half):
     assert not {s for s in half_calls(half, "typo") if s.startswith("Typo.__")}
+
+
+def test_with_on_a_class_of_the_function_is_not_the_module_class_of_that_name(half):
+    assert not {s for s in half_calls(half, "typo_nested") if s.startswith("mycontext.__")}
 
 
 def test_with_finds_enter_and_exit_along_the_bases(half):
