@@ -194,9 +194,12 @@ class Relations:
                 seeds = graph.resolve_target(target)
             except KeyError:   # the graph was replaced meanwhile: static tests only
                 return result
-            return merge_tests(result, observed_tests(
+            observed, exact = observed_tests(
                 self.coverage, seeds, graph._node_kind,
-                lambda modules: graph.tests_importing(modules, kw.get("limit", 200)).tests))
+                lambda modules: graph.tests_importing(modules, kw.get("limit", 200)))
+            if not exact:   # the import walk stopped at its budget: more may import it
+                result["tests_total_exact"] = False
+            return merge_tests(result, observed)
 
     def summary(self, target: str, top: int = 5) -> dict:
         """One file's summary and its strongest relationships both ways, in words."""

@@ -153,11 +153,14 @@ def covering_tests(index: CoverageIndex, seeds: list[tuple], kind_of=None) -> li
     return sorted(best.values(), key=lambda t: (t["stale"], t["path"], t["symbol"] or ""))
 
 
-def import_run_tests(index: CoverageIndex, seeds: list[tuple], tests_importing) -> list[dict]:
+def import_run_tests(index: CoverageIndex, seeds: list[tuple], tests_importing
+                     ) -> tuple[list[dict], bool]:
     """One impact item per test file importing the module of a seed function coverage saw
-    run at import (transitively, or below a conftest.py that does): it breaks with it.
-    ``tests_importing(modules)``: the graph's import walk (Graph.tests_importing) from
-    file nodes, each with the Visit its chain starts from -> test file node -> Visit."""
+    run at import (transitively, or below a conftest.py that does): it breaks with it;
+    and whether that is all of them. ``tests_importing(modules)``: the graph's import
+    walk (Graph.tests_importing) from file nodes, each with the Visit its chain starts
+    from -> import_time.Found (``tests``: test file node -> Visit; ``stopped_at``: set
+    when its budget cut it)."""
     starts: dict[tuple, tuple[Visit, CovEdge, bool]] = {}
     for node in seeds:
         for e in index.runs_at_import(node):
@@ -169,9 +172,10 @@ def import_run_tests(index: CoverageIndex, seeds: list[tuple], tests_importing) 
                            e.dst_symbol, 0, "coverage", 1.0, e.realm)
                 starts[module] = (Visit(1, conf, [run]), e, stale)
     if not starts:
-        return []
+        return [], True
     out = []
-    for test, v in tests_importing({m: start[0] for m, start in starts.items()}).items():
+    found = tests_importing({m: start[0] for m, start in starts.items()})
+    for test, v in found.tests.items():
         _, e, stale = starts[(test[0], v.via[-1].src_repo, v.via[-1].src_path, None)]
         via = via_json(v.via)
         via[-1] |= {"line": None, "context": e.context, "why": IMPORT_WHY}
@@ -179,17 +183,18 @@ def import_run_tests(index: CoverageIndex, seeds: list[tuple], tests_importing) 
                     "kind": "file", "distance": v.distance, "score": round(v.path_score, 4),
                     "confidence": v.confidence, "how": "coverage", "stale": stale,
                     "lines": e.lines, "why": IMPORT_WHY, "via": via})
-    return sorted(out, key=lambda t: (t["stale"], t["path"]))
+    return sorted(out, key=lambda t: (t["stale"], t["path"])), found.stopped_at is None
 
 
 def observed_tests(index: CoverageIndex, seeds: list[tuple], kind_of, tests_importing
-                   ) -> list[dict]:
+                   ) -> tuple[list[dict], bool]:
     """The tests coverage saw run a seed, then the test files that import a module it
-    saw run one on import and are not listed already."""
+    saw run one on import and are not listed already; and whether the import walk
+    listed all of those (False: it stopped at its budget)."""
     covered = covering_tests(index, seeds, kind_of)
     listed = {(t["repo"], t["path"]) for t in covered}
-    return covered + [t for t in import_run_tests(index, seeds, tests_importing)
-                      if (t["repo"], t["path"]) not in listed]
+    imported, exact = import_run_tests(index, seeds, tests_importing)
+    return covered + [t for t in imported if (t["repo"], t["path"]) not in listed], exact
 
 
 def merge_tests(result: dict, covered: list[dict]) -> dict:

@@ -4,7 +4,10 @@
 from __future__ import annotations
 
 from indexd.coverage_ingest import NamedTest, parse_context
-from indexd.graph.coverage import CovEdge, CoverageIndex, covering_tests, merge_tests
+from indexd.graph.coverage import (IMPORT_WHY, CovEdge, CoverageIndex, covering_tests,
+                                   merge_tests, observed_tests)
+from indexd.graph.impact import Visit
+from indexd.graph.model import Edge
 
 R = "/src/app"
 
@@ -83,3 +86,49 @@ def test_merging_coverage_into_a_bounded_walk_keeps_it_truncated():
     result = merge_tests(bounded, covered)
     assert result["tests_total"] == 2 and len(result["tests"]) == 2
     assert result["tests_truncated"] is True and result["truncated"] is True
+
+
+def import_run(dst: str, dst_hash="d1") -> CovEdge:
+    """A function coverage saw run outside every test: from its module's import."""
+    return CovEdge("work", R, "pkg/a.py", None, "", R, "pkg/a.py", dst, dst_hash, 1, "")
+
+
+def importers(stopped_at=None):
+    """The graph's import walk, faked: two test files import pkg/a.py."""
+    from indexd.graph.import_time import Found
+
+    def walk(modules):
+        (module, start), = modules.items()
+        edge_in = Edge("imports", R, "tests/test_b.py", None, R, module[2], None, 1, "resolved",
+                       1.0, "work")
+        tests = {("work", R, p, None): Visit(start.distance + 1, start.confidence,
+                                             [edge_in._replace(src_path=p)] + start.via)
+                 for p in ("tests/test_a.py", "tests/test_b.py")}
+        return Found(tests, stopped_at=stopped_at)
+    return walk
+
+
+def test_an_import_time_run_lists_the_importing_test_files_not_repeating_a_covering_one():
+    idx = index(edge("test_x", "bump"), import_run("bump"))
+    seeds = [("work", R, "pkg/a.py", "bump")]
+    got, exact = observed_tests(idx, seeds, None, importers())
+    assert exact and [(t["path"], t["symbol"], t.get("why")) for t in got] == [
+        ("tests/test_a.py", "test_x", None),                        # coverage saw it run
+        ("tests/test_b.py", None, IMPORT_WHY)]                       # imports its module
+    chain = got[1]["via"]
+    assert [v["kind"] for v in chain] == ["imports", "import_time"]
+    assert chain[-1]["how"] == "coverage" and chain[-1]["to"].endswith("pkg/a.py::bump")
+    assert got[1]["stale"] is False and got[1]["confidence"] == 1.0
+    # a module target gets none (its importers are the static graph's), an unrelated one none
+    assert observed_tests(idx, [("work", R, "pkg/a.py", None)], None, importers())[0][1:] == []
+    assert observed_tests(idx, [("work", R, "pkg/a.py", "K")], None, importers()) == ([], True)
+    assert idx.counts() == {"edges": 2, "stale": 0}
+
+
+def test_an_import_time_run_goes_stale_with_its_function_only_and_a_cut_walk_says_so():
+    idx = index(import_run("bump", dst_hash="old"))
+    got, exact = observed_tests(idx, [("work", R, "pkg/a.py", "bump")], None, importers(0.2))
+    assert not exact and all(t["stale"] and t["confidence"] < 1.0 for t in got)
+    result = merge_tests({"tests": [], "tests_total": 0, "tests_total_exact": exact,
+                          "limit": 200}, got)
+    assert result["tests_truncated"] is True and result["tests_total"] == 2
