@@ -77,7 +77,7 @@ def _fix_ref_codes() -> None:
                  "bind_none", "bind", "returns", "decorator", "main_guard", "bind_item",
                  "bind_name", "bind_param", "return_value", "yields",
                  "bind_passes", "iterates", "enters", "builtin_of", "bind_with", "bind_awith",
-                 "bind_cast"):
+                 "bind_cast", "attr_store"):
         _ref_code(kind)
 
 

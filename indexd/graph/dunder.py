@@ -12,7 +12,7 @@ calls, annotations, returns, fixtures), each an ``inferred`` calls edge:
   ``__repr__`` / ``__str__`` / ``__len__``;
 - ``r.name`` where neither R nor its bases in the realm define, bind in the class body
   or assign (``self.name = ...``) ``name``, but one defines ``__getattr__`` -> that
-  ``__getattr__``.
+  ``__getattr__`` (not for ``r.name = v``: that runs ``__setattr__``).
 
 A method looked up is found along the bases (``_class_member``); a receiver of
 unknown class gives nothing. ``with r as x``: x holds what ``R.__enter__`` returns
@@ -61,8 +61,10 @@ def _uses(f):
     for r in f.refs_of("call"):
         if r.module is None and r.name.isidentifier():     # `v(...)`: v's __call__
             yield r.name, ("__call__",), r.line, r.scope
+    stores = {(r.line, r.module, r.name) for r in f.refs_of("attr_store")}
     for r in f.refs_of("attribute", "call"):
-        if r.module and not r.module.startswith("super("):
+        if r.module and not r.module.startswith("super(") \
+                and not (r.kind == "attribute" and (r.line, r.module, r.name) in stores):
             yield r.module, ("." + r.name,), r.line, r.scope
 
 

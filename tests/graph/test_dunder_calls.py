@@ -32,7 +32,8 @@ FILES = {
         "def loop():\n    bar = make('b')\n    for x in bar:\n        print(x)\n\n\n"
         "def call_it():\n    v = Lazy('c')\n    return v(1), repr(v)\n\n\n"
         "def attrs():\n    lf = Lazy('d')\n    return lf.missing, lf.mode, lf.name, lf.close()\n\n\n"
-        "def unknown(g):\n    with g:\n        for x in g:\n            g(x)\n    return g.missing\n"),
+        "def unknown(g):\n    with g:\n        for x in g:\n            g(x)\n    return g.missing\n\n\n"
+        "def stores():\n    lf = Lazy('e')\n    lf.missing = 1\n    lf.other += 1\n"),
 }
 LAZY = "pkg/lazy.py"
 
@@ -70,6 +71,14 @@ def test_a_missing_attribute_reaches_getattr_only_when_missing(graph):
     lines = [e.line for e in graph.edges(["calls"]) if e.src_symbol == "attrs"
              and e.dst_symbol == "Lazy.__getattr__"]
     assert lines == [27]
+
+
+def test_assigning_a_missing_attribute_is_no_getattr(graph):
+    """`lf.missing = 1` runs __setattr__, never __getattr__ (stdlib test_gc's `a.attr =
+    b` on a class with __getattr__); `lf.other += 1` reads it first."""
+    lines = [e.line for e in graph.edges(["calls"]) if e.src_symbol == "stores"
+             and e.dst_symbol == "Lazy.__getattr__"]
+    assert lines == [40]      # the `+=`, not the plain store above it
 
 
 def test_a_receiver_of_unknown_class_gets_no_dunder_edge(graph):

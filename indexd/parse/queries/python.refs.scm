@@ -184,3 +184,6 @@
 (call function: (identifier) @name
   arguments: (argument_list . [(identifier) (attribute)] @module .)
   (#match? @name "^(repr|str|len)$")) @reference.builtin_of
+;   reference.attr_store  `r.name = v`, @module = r: runs __setattr__, not __getattr__
+(assignment left: (attribute object: [(identifier) (attribute)] @module
+  attribute: (identifier) @name)) @reference.attr_store
