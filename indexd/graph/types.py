@@ -46,7 +46,7 @@ VALUED = ("bind_call", "bind_item", "bind_name", "bind_param", "bind_with", "bin
 # the parser gives both on one line: `async with` is also a with, a cast also a call
 STANDS_FOR = {"bind_awith": "bind_with", "bind_cast": "bind_call"}
 SELF = "Self"       # typing.Self, typing_extensions.Self: the enclosing class
-TYPING_FILES = ("typing.py", "typing_extensions.py")
+TYPING_MODULES = ("typing", "typing_extensions")
 MAPPINGS = ("Dict", "dict", "Mapping", "MutableMapping", "DefaultDict", "defaultdict",
             "OrderedDict")
 SEQUENCES = ("List", "list", "Sequence", "MutableSequence")
@@ -330,17 +330,32 @@ def _built(index, f, scope, qual: str, kind: str, text: str | None):
 
 def _cast_args(index, f, scope, text: str) -> tuple[str, str] | None:
     """(T, value) of ``cast(T, value)`` / ``t.cast(...)`` / ``typing.cast(...)``, where
-    that ``cast`` is typing's (outside the realm, or the realm's typing.py: the stdlib);
+    the file's imports make that ``cast`` typing's (``view.cast(...)`` is memoryview's);
     None for any other text."""
     callee = text.split("(", 1)[0].strip()
-    if callee.rsplit(".", 1)[-1] != "cast" or not _DOTTED.match(callee) \
+    head, _, last = callee.rpartition(".")
+    modules, casts = _typing_names(index, f)
+    if not (callee in casts or (last == "cast" and head in modules)) \
             or not text.endswith(")") or not _closes_at_end(text, len(callee)):
-        return None
-    if any(p.rsplit("/", 1)[-1] not in TYPING_FILES
-           for _, p, _, _ in _named(index, f, scope, callee)):
         return None
     args = _split_args(text[len(callee) + 1:-1])
     return (args[0], args[1]) if len(args) == 2 and all(args) else None
+
+
+def _typing_names(index, f) -> tuple[set[str], set[str]]:
+    """(the names ``f``'s imports bind to typing / typing_extensions, those bound to
+    their ``cast``): ``import typing as t``, ``from typing import cast``."""
+    key = ("typing_names", f.repo, f.path)
+    if key not in index.memo:
+        aliases = {(r.line, r.module): r.name for r in f.refs_of("import_alias")}
+        modules, casts = set(), set()
+        for r in f.refs_of("import"):
+            if r.module is None and r.name in TYPING_MODULES:
+                modules.add(aliases.get((r.line, r.name), r.name))
+            elif r.module in TYPING_MODULES and r.name == "cast":
+                casts.add(aliases.get((r.line, "cast"), "cast"))
+        index.memo[key] = (modules, casts)
+    return index.memo[key]
 
 
 def _cast_classes(index, f, scope, text: str, where, classes, bodies: bool) -> list[tuple]:

@@ -52,7 +52,7 @@ FILES = {
                     "    def __next__(self):\n        raise StopIteration\n\n\n"
                     "def items() -> 'Iterator[int]':\n    return iter(())\n"),
     "pkg/use.py": (
-        "import typing\nimport typing as t\n\n"
+        "import typing\nimport typing as t\nfrom typing import cast\n\n"
         "from pkg.bar import (Lazy, Plain, Pool, Selfish, Typo, as_plain, either_file,\n"
         "                     maybe, maybe_bar, numbered, open_lazy, progressbar)\n\n\n"
         "def with_bar():\n    with progressbar(3) as bar:\n        bar.update(1)\n"
@@ -68,6 +68,8 @@ FILES = {
         "def cast_to_class(x):\n    p = as_plain(x)\n    p.step()\n\n\n"
         "def cast_here(x):\n    g = t.cast('t.IO[t.Any]', Lazy())\n    g.read()\n"
         "    h = typing.cast(Plain, x)\n    h.step()\n\n\n"
+        "def cast_bare(x):\n    q = cast('Lazy', x)\n    q.read()\n\n\n"
+        "def not_typing_cast(view, y):\n    p = view.cast('Plain', y)\n    p.step()\n\n\n"
         "def returns_disagree():\n    f = either_file(1)\n    f.read()\n\n\n"
         "def abstract_iterator():\n    from pkg.abcs import items\n\n"
         "    for x in items():\n        pass\n"),
@@ -121,9 +123,15 @@ def test_a_subscripted_abstract_container_names_no_class(graph):
     ("cast_returned", {"Lazy.read"}),    # -> t.IO[t.Any] (outside the realm): the body's cast
     ("cast_to_class", {"Plain.step"}),   # cast("Plain", x): the class named
     ("cast_here", {"Lazy.read", "Plain.step"}),
+    ("cast_bare", {"Lazy.read"}),        # from typing import cast
 ])
 def test_cast_gives_the_class_named_else_the_value(graph, symbol, want):
     assert want <= inferred(graph, symbol), calls_from(graph, USE, symbol)
+
+
+def test_a_cast_method_of_another_object_is_no_typing_cast(graph):
+    """`view.cast('B', shape)` (memoryview's) says nothing of a class B."""
+    assert "Plain.step" not in inferred(graph, "not_typing_cast")
 
 
 def test_returns_that_disagree_behind_an_outside_annotation_give_nothing(graph):
