@@ -377,7 +377,7 @@ class Graph:
         seeds = _with_constructed_classes(self.resolve_target(target))
         incoming = _seeds_once(self._incoming, seeds)
         w = walk(seeds, incoming, depth, kinds, reverse=True, budget=self._budget(limit))
-        visits, scores = w.visits, rank(seeds, w.traversed)
+        visits, scores = w.visits, rank(seeds, w.traversed, w.visits)
         seed_files = {s[:3] for s in seeds}
         file_target = all(s[3] is None for s in seeds)
         calls = kinds is None or bool(set(kinds) & set(CALL_KINDS))
@@ -385,12 +385,14 @@ class Graph:
             self._add_import_time(w, seeds, incoming, limit)
         deep = self._add_trusted_tests(w, seeds, incoming, kinds, limit) if calls else None
         buckets: dict[str, list] = {"affected": [], "tests": [], "docs": []}
+        file_bucket: dict[tuple, str] = {}   # nodes share files: each file looked up once
         for node, v in visits.items():
-            if v.distance == 0 or (file_target and node[:3] in seed_files):
+            key = node[:3]
+            if v.distance == 0 or (file_target and key in seed_files):
                 continue
-            f = self.facts.get(node[:3])
-            bucket = ("docs" if f is not None and f.lang == "markdown" else
-                      "tests" if is_test_path(node[2]) else "affected")
+            bucket = file_bucket.get(key)
+            if bucket is None:
+                bucket = file_bucket[key] = self._bucket(key)
             buckets[bucket].append((-combined(scores.get(node, 0.0), v), v.distance,
                                     node[2], node[3] or "", node))
         out = {}
@@ -408,6 +410,12 @@ class Graph:
                 "complete": complete, "incomplete_reason": reason, **out,
                 "limit": limit, "truncated": any_truncated(out), "walk": w.summary(),
                 "tests_walk": None if deep is None else deep.summary()}
+
+    def _bucket(self, key: tuple) -> str:
+        """The impact list a file's nodes go in."""
+        f = self.facts.get(key)
+        return ("docs" if f is not None and f.lang == "markdown" else
+                "tests" if is_test_path(key[2]) else "affected")
 
     def _add_trusted_tests(self, w, seeds, incoming, kinds, limit: int | None):
         """The tests ``tests_walk`` reaches over trusted edges at any depth, into the
@@ -480,7 +488,7 @@ class Graph:
         t0 = time.perf_counter()
         seeds = self.resolve_target(target)
         w = walk(seeds, self._outgoing, depth, kinds, reverse=False)
-        visits, scores = w.visits, rank(seeds, w.traversed)
+        visits, scores = w.visits, rank(seeds, w.traversed, w.visits)
         deps = [item(n, v, scores.get(n, 0.0), self._node_kind(n))
                 for n, v in visits.items() if v.distance > 0]
         deps.sort(key=lambda x: (x["distance"], -x["score"], x["path"], x["symbol"] or ""))

@@ -80,14 +80,22 @@ class Packed:
     def __len__(self) -> int:
         return len(self.kinds)
 
-    def _build(self, at) -> list[Edge]:
-        """The edges at positions ``at`` (ascending), as ``Edge`` tuples."""
+    def _build(self, at, d: int | None = None) -> list[Edge]:
+        """The edges at positions ``at`` (ascending), as ``Edge`` tuples; ``d``: they all
+        land in destination ``d`` (the reverse walk's lists: one look-up, not one an edge).
+        An absent column reads from a shared tuple of its one value, not through a
+        Python ``__getitem__`` an edge: this loop is most of a deep impact's cost."""
         realm, repo, path = self.src
         kinds, hows, lines = self.kinds, self.hows, self.lines
+        n = len(kinds)
+        ss = self.src_syms or _filled(None, n)
+        ds = self.dst_syms or _filled(None, n)
+        ws = self.weights or _filled(1.0, n)
+        if d is not None:
+            _, d_repo, d_path = self.dsts[d]
+            return [_new(Edge, (_KINDS[kinds[i]], repo, path, ss[i], d_repo, d_path, ds[i],
+                                lines[i], _HOWS[hows[i]], ws[i], realm, 0)) for i in at]
         dsts, dst_idx = self.dsts, self.dst_idx
-        ss = self.src_syms or _NONES
-        ds = self.dst_syms or _NONES
-        ws = self.weights or _ONES
         return [_new(Edge, (_KINDS[kinds[i]], repo, path, ss[i], dsts[dst_idx[i]][1],
                             dsts[dst_idx[i]][2], ds[i], lines[i], _HOWS[hows[i]], ws[i], realm, 0))
                 for i in at]
@@ -100,7 +108,7 @@ class Packed:
         """Edges into destination ``d`` (landing on ``symbol`` or inside it), in order."""
         lo, hi = self.starts[d], self.starts[d + 1]
         if symbol is None:
-            return self._build(sorted(self.order[lo:hi]))
+            return self._build(sorted(self.order[lo:hi]), d)
         syms = self.dst_syms
         if not syms:
             return []
@@ -109,7 +117,7 @@ class Packed:
         b = bisect_right(self.order, symbol, a, hi, key=key)
         c = bisect_left(self.order, symbol + ".", b, hi, key=key)
         e = bisect_left(self.order, symbol + "/", c, hi, key=key)   # "/" follows "."
-        return self._build(sorted(self.order[a:b] + self.order[c:e]))
+        return self._build(sorted(self.order[a:b] + self.order[c:e]), d)
 
     def edges_to_file(self, d: int) -> list[Edge]:
         """Edges into destination ``d`` that land on no symbol (imports, package): the
@@ -117,9 +125,9 @@ class Packed:
         lo, hi = self.starts[d], self.starts[d + 1]
         syms = self.dst_syms
         if not syms:
-            return self._build(sorted(self.order[lo:hi]))
+            return self._build(sorted(self.order[lo:hi]), d)
         end = bisect_right(self.order, "", lo, hi, key=_sym_key(syms))
-        return self._build(sorted(self.order[lo:end]))
+        return self._build(sorted(self.order[lo:end]), d)
 
     def edges_from(self, symbol: str | None) -> list[Edge]:
         """Edges whose source is ``symbol`` or inside it (all when None), in order."""
@@ -141,19 +149,17 @@ class Packed:
                 for k, n, ln, r in self._unresolved or ()]
 
 
-class _Same:
-    """An endless column of one value (an absent symbol or weight column)."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value):
-        self.value = value
-
-    def __getitem__(self, i):
-        return self.value
+# value -> a tuple of it, as long as the longest absent column read so far (one per
+# value, shared by every file's Packed)
+_FILL: dict = {None: (), 1.0: ()}
 
 
-_NONES, _ONES = _Same(None), _Same(1.0)
+def _filled(value, n: int) -> tuple:
+    """A column of ``n`` (or more) ``value``s: an absent symbol or weight column."""
+    col = _FILL[value]
+    if len(col) < n:   # a race only replaces it with another long enough one
+        col = _FILL[value] = (value,) * max(n, 2 * len(col))
+    return col
 
 
 def _sym_key(syms):
