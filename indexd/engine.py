@@ -536,11 +536,16 @@ class Engine:
             keys |= {f for f in graph.facts if f[:2] in busy_repos}
         return keys
 
-    async def graph_call(self, name: str, **kw) -> dict:
+    async def graph_call(self, name: str, then=None, **kw) -> dict:
+        """``then(result)``, when given, runs in the same worker thread, after."""
         fn = getattr(self.relations, name)
         if name in ("impact", "deps", "changes", "tests_affected"):
             kw["pending"] = self.pending_keys()
-        result = await asyncio.to_thread(fn, **kw)
+
+        def call():
+            result = fn(**kw)
+            return result if then is None else then(result)
+        result = await asyncio.to_thread(call)
         if isinstance(result, dict):
             result["index_lag_s"] = self.index_lag_s()
         return result
