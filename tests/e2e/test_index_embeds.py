@@ -24,6 +24,10 @@ FILES = {
 }
 
 
+SUSPECTS = ("model switched", "extractor changed", "torn entries", "batch done", "embedder ready",
+            "reconcile")
+
+
 def _repo(git_repo):
     for path, text in FILES.items():
         git_repo.write(path, text)
@@ -60,8 +64,12 @@ def test_one_shot_index_embeds_every_entry_and_the_daemon_finds_nothing_to_redo(
     status = d.call("status")
     # Same model id, same texts: the daemon's store is the one-shot's; nothing re-embedded.
     # (A rare failure here under load was never explained: say what the daemon saw.)
+    # The lines that tell the suspects apart: the daemon's first batch rewrote rows
+    # (a reparse, a torn-entries repair) or its model id differed from the one-shot's.
     assert status["queues"]["embed"] == 0 and status["embedding"]["embedded"] == 0, (
-        status["queues"], status["embedding"], status.get("last_batch"), d.output()[-4000:])
+        done["embed"]["model"], status["queues"], status["embedding"], status.get("last_batch"),
+        [line for line in d.output().splitlines() if any(word in line for word in SUSPECTS)],
+        d.output()[-4000:])
     hits = d.call("search", query="wait longer between attempts after an error",
                   mode="semantic", kind="function", limit=1)["results"]
     assert (hits[0]["path"], hits[0]["symbol"]) == ("net/retry.py", "retry_with_backoff")
