@@ -41,6 +41,10 @@ def timed(client: Client, method: str, **params) -> float:
     return (time.perf_counter() - t0) * 1000
 
 
+def _load(avg) -> str:
+    return " / ".join(f"{x:.2f}" for x in avg)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--n", type=int, default=200)
@@ -62,6 +66,7 @@ def main(argv=None) -> int:
         subprocess.run([str(BIN / "indexctl"), "realm", "add", "std", str(corpus)], env=env,
                        check=True, capture_output=True)
         subprocess.run([str(BIN / "indexd"), "index"], env=env, check=True, capture_output=True)
+    load_before = os.getloadavg()   # 2 shared cores: the numbers move with the load
     log = open(work / "daemon.log", "wb")
     daemon = subprocess.Popen([str(BIN / "indexd"), "run"], env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
@@ -103,14 +108,17 @@ def main(argv=None) -> int:
         if daemon.poll() is None:
             daemon.kill()
         log.close()
+    load = f"load average (1/5/15 min) {_load(load_before)} before, {_load(os.getloadavg())} after"
     table = format_table(rows, ("request (socket round trip, ms)", "n", "median", "p95", "max"))
     print(table)
+    print(load)
     print(f"graph: {graph['edges']} edges, built in {graph['build_s']} s; daemon ready in {ready_s:.1f} s")
     if not args.no_doc:
         body = (f"Machine: {os.cpu_count()} cores, {time.strftime('%Y-%m-%d')}. Corpus: stdlib copy "
                 f"({len(py)} .py files); graph {graph['edges']} edges built in {graph['build_s']} s. "
-                f"Targets: {len(files)} random modules (seed 7).\n\n```\n{table}\n```\n\n"
-                f"Reproduce: `.venv/bin/python bench/impact_latency.py`\n")
+                f"Targets: {len(files)} random modules (seed 7); {load}.\n\n```\n{table}\n```\n\n"
+                f"Reproduce: `.venv/bin/python bench/impact_latency.py"
+                + (f" --home COPY_OF_HOME --corpus DIR --n {args.n}" if args.home else "") + "`\n")
         replace_region(HERE.parent / "docs" / "benchmarks.md", "impact_latency", body,
                        "## Impact latency (bench/impact_latency.py)")
     return 0
