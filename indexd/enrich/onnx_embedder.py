@@ -45,16 +45,8 @@ def _int8_model(fp32: Path) -> Path:
     if out.is_file() and out.with_suffix(".json").is_file():
         return out
     log.info("quantizing the ONNX embedding model to int8 (once) from=%s to=%s", fp32, out)
-    try:
-        proc = subprocess.run([sys.executable, "-m", "indexd.enrich.onnx_quantize",
-                               str(fp32), str(out), str(os.getpid())],
-                              capture_output=True, text=True, timeout=EXPORT_TIMEOUT_S)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise ModelUnavailable(f"int8 quantization of {fp32} failed: {exc}") from exc
-    if proc.returncode != 0 or not out.is_file():
-        detail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
-        raise ModelUnavailable(f"int8 quantization of {fp32} failed: {detail}")
-    return out
+    return _made_by_child("indexd.enrich.onnx_quantize", [str(fp32), str(out)], out,
+                          f"int8 quantization of {fp32}")
 
 
 def _fp32_model(directory: Path, weights: str, cache_dir: Path, label: str) -> Path:
@@ -71,18 +63,23 @@ def _fp32_model(directory: Path, weights: str, cache_dir: Path, label: str) -> P
     if out.is_file() and out.with_suffix(".json").is_file():
         return out
     log.info("exporting embedding model to ONNX (once) model=%s to=%s", directory, out)
+    return _made_by_child("indexd.enrich.onnx_export", [str(directory), str(out)], out,
+                          f"ONNX export of {directory}")
+
+
+def _made_by_child(module: str, args: list[str], out: Path, what: str) -> Path:
+    """``python -m module ARGS... OUR_PID`` must leave ``out``, else ModelUnavailable."""
     try:
         # Our pid lets the child die with us (indexd/procs.py): a killed daemon
         # must not leave a ~1 GB torch process behind.
-        proc = subprocess.run([sys.executable, "-m", "indexd.enrich.onnx_export",
-                               str(directory), str(out), str(os.getpid())],
+        proc = subprocess.run([sys.executable, "-m", module, *args, str(os.getpid())],
                               capture_output=True, text=True,
                               timeout=EXPORT_TIMEOUT_S, env=os.environ | {"HF_HUB_OFFLINE": "1"})
     except (OSError, subprocess.TimeoutExpired) as exc:
-        raise ModelUnavailable(f"ONNX export of {directory} failed: {exc}") from exc
+        raise ModelUnavailable(f"{what} failed: {exc}") from exc
     if proc.returncode != 0 or not out.is_file():
         detail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
-        raise ModelUnavailable(f"ONNX export of {directory} failed: {detail}")
+        raise ModelUnavailable(f"{what} failed: {detail}")
     return out
 
 
