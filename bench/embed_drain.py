@@ -55,6 +55,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
 
+import plots  # noqa: E402
 import query_sets  # noqa: E402
 import search_quality as sq  # noqa: E402
 from agreement import DOC_INTRO, format_table, replace_region  # noqa: E402
@@ -318,13 +319,9 @@ def goal_lines(results: list[dict]) -> list[str]:
 
 def plot(results: list[dict], title: str) -> str:
     """Entries embedded vs seconds since the model was ready, with the goal's rate."""
-    try:
-        import matplotlib
-    except ImportError:
+    plt = plots.pyplot()
+    if plt is None:
         return ""
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     fig, ax = plt.subplots(figsize=(8, 4))
     runs: dict[str, int] = {}
     repeated = len(results) > len({r["label"] for r in results})   # --repeat
@@ -341,13 +338,7 @@ def plot(results: list[dict], title: str) -> str:
     ax.set_xlim(0, right)
     ax.set_xlabel("seconds since the model was ready")
     ax.set_ylabel("entries embedded")
-    ax.set_title(title, fontsize=9)
-    ax.legend(fontsize=7, loc="lower right")
-    fig.tight_layout()
-    PLOT.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(PLOT, dpi=120)
-    plt.close(fig)
-    return "![entries embedded over time](bench_embed_drain.png)"
+    return plots.finish(plt, fig, ax, PLOT, title, "entries embedded over time")
 
 
 def facts(args, corpus_desc: str, structural: dict, n_queries: int) -> list[str]:

@@ -37,6 +37,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 from agreement import format_table, replace_region, stdlib_files, stdlib_root  # noqa: E402
+import plots  # noqa: E402
 
 from indexd.client import Client  # noqa: E402
 
@@ -188,12 +189,9 @@ def goal_lines(latencies: dict[str, list[float]]) -> list[str]:
 
 def plot(latencies: dict[str, list[float]], title: str) -> str:
     """Empirical CDF of each mode's save → searchable latencies, with its goal line."""
-    try:
-        import matplotlib
-    except ImportError:
+    plt = plots.pyplot()
+    if plt is None:
         return ""
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     import matplotlib.ticker
 
     fig, ax = plt.subplots(figsize=(8, 4))
@@ -212,13 +210,7 @@ def plot(latencies: dict[str, list[float]], title: str) -> str:
     ax.tick_params(axis="x", which="both", labelsize=7)
     ax.set_xlabel("save → searchable (ms, log)")
     ax.set_ylabel("fraction of saves")
-    ax.set_title(title, fontsize=9)
-    ax.legend(fontsize=7, loc="lower right")
-    fig.tight_layout()
-    PLOT.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(PLOT, dpi=120)
-    plt.close(fig)
-    return "![save → searchable latencies](bench_freshness.png)"
+    return plots.finish(plt, fig, ax, PLOT, title, "save → searchable latencies")
 
 
 def main(argv=None) -> int:
