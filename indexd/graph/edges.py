@@ -34,7 +34,10 @@ the module is imported (module-level calls before ``if __name__ ==
 module defines it. Other languages still resolve against definitions in the
 files they import or share a package with. Otherwise a realm-wide name match
 (how "name_match") weighted like Aider's repo map: short names x0.1, names
-defined in many files x0.1, ``_private`` x0.3, long snake/camel names x2.
+defined in many files x0.1, ``_private`` x0.3, long snake/camel names x2. It leaves
+out the file's own definitions, so ``new._fill()`` on an untyped receiver, where the
+file defines a method ``_fill``, is an unresolved reference instead (no edge: no
+evidence that it runs; but the method's impact is then not "untested").
 Co-change edges come from git (``cochange``), not from here.
 """
 
@@ -262,6 +265,7 @@ def _ref_edges(index, f, scope: Scope, res) -> None:
     script_from = min((r.line for r in f.refs_of("main_guard")), default=None)
     cache: dict[tuple, tuple[str, list]] = {}
     matched: dict[tuple, tuple[str, list]] = {}   # name matches do not depend on the use
+    noted: set[str] = set()    # own methods already noted as unresolved (_note_own_method)
     seen: set[tuple] = set()
     for kind, name, line, scope_sym, receiver in sorted(_unique_refs(f), key=lambda r: r[2]):
         if f.lang == "python":      # the answer depends on where the name is used
@@ -285,6 +289,8 @@ def _ref_edges(index, f, scope: Scope, res) -> None:
                 if (name, methods) not in matched:
                     matched[(name, methods)] = _name_match(index, f, name, line, res, methods)
                 cache[key] = matched[(name, methods)]
+                if f.lang == "python" and not methods and receiver[0] is not None:
+                    _note_own_method(index, f, name, line, res, noted)
         how, hits = cache[key]
         ekind = REF_KINDS[kind]
         at_import = (ekind == "calls" and how in ("resolved", "inferred") and f.lang == "python"
@@ -523,6 +529,20 @@ def _resolved_targets(index, f, name, imported, files, local) -> list[tuple]:
     holders = index.defs_by_name.get(name, frozenset())
     return [(repo, path, d.qualname) for repo, path in sorted(files & holders) if path
             for d in _code_defs(index, repo, path, name)]
+
+
+def _note_own_method(index, f, name, line, res, noted: set[str]) -> None:
+    """``x.name`` on an untyped receiver may be a method of this very file, which the
+    name match leaves out (its own definitions: a bare name there resolves locally). An
+    unresolved reference, not an edge: no evidence that it runs, but a test of the
+    method cannot be ruled out (attrs' ``new._setattrs(...)`` in ``Attribute.evolve``
+    ran at import time and was called untested). Once per name and file."""
+    if name in noted:
+        return
+    noted.add(name)
+    if any("." in d.qualname for d in _code_defs(index, f.repo, f.path, name)):
+        res.unresolved.append({"kind": "name", "name": name, "line": line,
+                               "reason": "untyped receiver: may be this file's own method"})
 
 
 def _self_like(receiver: str | None) -> bool:

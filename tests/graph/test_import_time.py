@@ -122,3 +122,28 @@ def test_an_unresolved_decorator_is_never_a_name_match(tree):
     got = {(e.src_symbol, e.dst_path, e.dst_symbol, e.how) for e in g.edges(["calls"])
            if e.src_path == "lib/props.py"}
     assert not {x for x in got if x[1] == "lib/other.py"}, got
+
+
+NAME_MATCHED = {
+    "pkg/__init__.py": "from pkg import models\n",
+    "pkg/helpers.py": "def prepare(thing):\n    return thing.load_everything()\n",
+    "pkg/store.py": "class Store:\n    def load_everything(self):\n        return 3\n",
+    "pkg/models.py": "from pkg import helpers\n\nS = helpers.prepare(None)\n",
+    "tests/test_pkg.py": "import pkg\n\n\ndef test_it():\n    assert pkg.models.S\n",
+}
+
+
+def test_a_name_matched_route_to_code_run_on_import_is_never_untested(tree):
+    """The import-time search follows trusted edges only (a name match is no evidence
+    that it runs), so it finds no test here; the answer must still not be "untested"
+    (safe): the depth-3 walk over every edge reaches as far as its depth, so "unknown"."""
+    from indexd.graph.import_time import import_time_tests
+    from indexd.graph.test_select import select_tests
+
+    g = build("r", tree("nm", NAME_MATCHED))
+    seeds = g.resolve_target("pkg/store.py::Store.load_everything")
+    assert not import_time_tests(seeds, g._incoming, g._file_incoming, g._tests_under).tests
+    result = g.impact("pkg/store.py::Store.load_everything", depth=3, limit=None)
+    change = {"repo": "r", "path": "pkg/store.py", "symbol": "Store.load_everything",
+              "change": "target"}
+    assert select_tests([(change, result)], 3)["changed"][0]["tested"] in ("unknown", "weak")
