@@ -39,6 +39,13 @@
     (identifier) @name
     (attribute attribute: (identifier) @name)
   ])) @reference.type
+; a subscripted base (`Base[T]`, `mod.Base[int]`, `t.Generic[T]`) is the class before
+; the `[...]`: graph/edges.py's MRO lookups follow it like a plain base
+(class_definition
+  superclasses: (argument_list [
+    (subscript value: (identifier) @name)
+    (subscript value: (attribute attribute: (identifier) @name))
+  ])) @reference.type
 (type (identifier) @name) @reference.type
 
 ; os.environ["X"], environ["X"]
