@@ -17,6 +17,9 @@ references, python.refs.scm):
   (graph/dunder.py ``entered_classes``; click: ``with progressbar(...) as bar``);
 - ``app = t.cast(T, value)`` (also ``return t.cast(...)``): T when it names a class,
   else what ``value`` holds (click: ``t.cast("t.IO[t.Any]", LazyFile(...))``);
+- ``app = copy.copy(x)`` / ``copy.deepcopy(x)`` (the stdlib's, through the file's
+  imports): what ``x`` holds, ``self`` the enclosing class (attrs: ``new =
+  copy.copy(self); new._setattrs(...)`` in ``Attribute.evolve``);
 - ``self.x = X()`` (or ``self.x: X``) in any method of the class, for ``self.x.m()``;
   ``self.x = y`` gives what ``y`` holds in that method (click: ``self.command =
   command`` in ``Context.__init__(self, command: "Command")``);
@@ -57,6 +60,7 @@ ABSTRACT = (*MAPPINGS, *SEQUENCES, "Iterator", "Iterable", "Generator", "AsyncIt
             "Reversible", "Awaitable", "Coroutine", "Callable", "Type", "type", "ClassVar",
             "ContextManager", "AbstractContextManager", "AsyncContextManager",
             "AbstractAsyncContextManager", "KeysView", "ValuesView", "ItemsView")
+COPIES = ("copy", "deepcopy")    # the copy module's: a copy holds its original's class
 _DOTTED = re.compile(r"^[A-Za-z_][\w.]*$")
 _GENERIC = re.compile(r"^([\w.]+)\[(.*)\]$")
 
@@ -224,8 +228,11 @@ def _types_of(index, f, scope, found: list[tuple], where, classes, name: str) ->
 def _binding_classes(index, f, scope, binding: tuple, where, classes, name: str) -> list[tuple]:
     """What one binding gives: a call's class, a container's element class, what the
     name assigned holds where it is assigned (``self.x = y``), a fixture's type."""
-    kind, module, _, at = binding
+    kind, module, line, at = binding
     if kind == "bind_call":
+        copied = _copied(index, f, module, at, line, name)
+        if copied is not None:
+            return _copy_classes(index, f, scope, copied, at, classes)
         return callee_classes(index, f, scope, module, where, classes)
     if kind == "bind_item":
         return _item_classes(index, f, scope, module, where, classes)
@@ -238,6 +245,56 @@ def _binding_classes(index, f, scope, binding: tuple, where, classes, name: str)
         return _cast_classes(index, f, scope, module, at, classes, bodies=True)
     from .fixtures import fixture_classes
     return fixture_classes(index, f, binding, name)
+
+
+def _copied(index, f, callee: str, at, line: int, name: str) -> str | None:
+    """The name ``name = copy.copy(x)`` / ``copy.deepcopy(x)`` (the stdlib's, through
+    the file's imports) copies: x; None for any other call, or when more than one name
+    is passed (``deepcopy(x, memo)``: the facts do not say which comes first)."""
+    modules, functions = _copy_names(index, f)
+    head, _, last = callee.rpartition(".")
+    if not (callee in functions or (head in modules and last in COPIES)):
+        return None
+    passed = _passed_at(index, f).get((at, name, line), [])
+    return passed[0] if len(passed) == 1 else None
+
+
+def _copy_classes(index, f, scope, copied: str, at, classes) -> list[tuple]:
+    """A copy is of the class its original holds; ``self`` is the enclosing class."""
+    if copied == "self":
+        owner = _owner(index, f, at)
+        return [owner] if owner else []
+    return receiver_classes(index, f, scope, copied, at, classes)
+
+
+def _copy_names(index, f) -> tuple[set[str], set[str]]:
+    """(the names ``f``'s imports bind to the copy module, those bound to its copy /
+    deepcopy): ``import copy``, ``import copy as cp``, ``from copy import deepcopy``."""
+    key = ("copy_names", f.repo, f.path)
+    if key not in index.memo:
+        aliases = {(r.line, r.module): r.name for r in f.refs_of("import_alias")}
+        modules, functions = set(), set()
+        for r in f.refs_of("import"):
+            if r.module is None and r.name == "copy":
+                modules.add(aliases.get((r.line, r.name), r.name))
+            elif r.module == "copy" and r.name in COPIES:
+                functions.add(aliases.get((r.line, r.name), r.name))
+        index.memo[key] = (modules, functions)
+    return index.memo[key]
+
+
+def _passed_at(index, f) -> dict[tuple, list[str]]:
+    """(scope, name, line) -> the names passed to the call bound to ``name`` there
+    (``bind_passes``: ``h = f(g)``)."""
+    key = ("passed_at", f.repo, f.path)
+    if key not in index.memo:
+        out: dict[tuple, list[str]] = {}
+        for r in f.refs_of("bind_passes"):
+            got = out.setdefault((r.scope, r.name, r.line), [])
+            if r.module not in got:
+                got.append(r.module)
+        index.memo[key] = out
+    return index.memo[key]
 
 
 def _union(parts: list[list[tuple]]) -> list[tuple]:
