@@ -8,22 +8,28 @@ calls, annotations, returns, fixtures), each an ``inferred`` calls edge:
   (along its bases) has both: Python looks both up before entering and raises
   when one is missing; ``async with`` -> ``__aenter__``/``__aexit__`` the same way,
   ``async for`` -> ``__aiter__``/``__anext__``;
+- the same ``for`` in a comprehension (its first ``for``: the later ones iterate the
+  comprehension's own variables), ``next(r)`` / ``next(r, default)`` -> ``R.__next__``,
+  ``iter(r)`` -> ``R.__iter__`` (not ``iter(f, sentinel)``: that calls ``f``);
 - ``r(...)`` -> ``R.__call__``; ``repr(r)`` / ``str(r)`` / ``len(r)`` ->
-  ``__repr__`` / ``__str__`` / ``__len__``;
+  ``__repr__`` / ``__str__`` / ``__len__``; a builtin the module defines or imports is
+  not the builtin;
 - ``r.name`` where neither R nor its bases in the realm define, bind in the class body
   or assign (``self.name = ...``) ``name``, but one defines ``__getattr__`` -> that
   ``__getattr__`` (not for ``r.name = v``: that runs ``__setattr__``).
 
-A method looked up is found along the bases (``_class_member``); a receiver of
-unknown class gives nothing. ``with r as x``: x holds what ``R.__enter__`` returns
-(``entered_classes``, used by graph/types.py).
+A method looked up is found along the bases (``_class_member``); a bare ``self`` is
+the enclosing class, and, as ``self.m()``, also reaches subclasses' overrides; a
+receiver of unknown class gives nothing. ``with r as x``: x holds what
+``R.__enter__`` returns (``entered_classes``, used by graph/types.py).
 """
 
 from __future__ import annotations
 
 from .model import Edge
 
-BUILTINS = {"repr": ("__repr__",), "str": ("__str__",), "len": ("__len__",)}
+BUILTINS = {"repr": ("__repr__",), "str": ("__str__",), "len": ("__len__",),
+            "iter": ("__iter__",), "next": ("__next__",)}
 IMPLICIT = {("iterates", "for"): ("__iter__", "__next__"),
             ("enters", "with"): ("__enter__", "__exit__"),
             ("iterates", "async"): ("__aiter__", "__anext__"),
@@ -36,7 +42,9 @@ def dunder_edges(index, f, scope, res) -> None:
 
     classes = _class_quals(index, f)
     seen = {(e.kind, e.src_symbol, e.dst_repo, e.dst_path, e.dst_symbol) for e in res.edges}
-    for receiver, names, line, where in _uses(f):
+    # a module's own `next` or `from x import iter` is not the builtin
+    shadowed = {d.qualname for d in f.defs if "." not in d.qualname} | set(scope.imported)
+    for receiver, names, line, where in _uses(f, shadowed):
         for name in names:
             res.wants.add(("name", name))
         for hit in _targets(index, f, scope, receiver, names, where, classes):
@@ -47,13 +55,16 @@ def dunder_edges(index, f, scope, res) -> None:
                                       1.0, f.realm))
 
 
-def _uses(f):
-    """(receiver, dunder names or ("." + attribute,), line, scope) of the file."""
+def _uses(f, shadowed: set[str]):
+    """(receiver, dunder names or ("." + attribute,), line, scope) of the file; a
+    builtin the file defines or imports (``shadowed``) calls no dunder."""
     # `async with r` is also a "with" reference on its line: the "async" one stands for it
     asynchronous = {(r.kind, r.line, r.module) for r in f.refs_of("iterates", "enters")
                     if r.name == "async"}
     for r in f.refs_of("iterates", "enters", "builtin_of"):
         if r.name != "async" and (r.kind, r.line, r.module) in asynchronous:
+            continue
+        if r.kind == "builtin_of" and r.name in shadowed:
             continue
         names = IMPLICIT.get((r.kind, r.name)) or BUILTINS.get(r.name, ())
         if r.module and names:
@@ -69,11 +80,11 @@ def _uses(f):
 
 
 def _targets(index, f, scope, receiver, names, where, classes) -> list[tuple]:
-    from .edges import _class_member
-    from .types import receiver_class_files
+    from .edges import _class_member, _overrides
 
     out = []
-    for other, here, cls in receiver_class_files(index, f, scope, receiver, where, classes):
+    for other, here, cls, own in _receiver_classes(index, f, scope, receiver, names, where,
+                                                   classes):
         if names in ENTERS.values() and not _context_methods(index, other, here, cls, names):
             continue        # `with` raises on a class lacking one of the two
         for name in names:
@@ -81,8 +92,26 @@ def _targets(index, f, scope, receiver, names, where, classes) -> list[tuple]:
                 hits = _getattr_of(index, other, here, cls, name[1:])
             else:
                 hits = _class_member(index, other, here, cls, name)
+            if own:         # a subclass instance runs its own override, as self.m() does
+                hits = hits + _overrides(index, f, cls, name)
             out += [h for h in hits if h not in out]
     return out
+
+
+def _receiver_classes(index, f, scope, receiver, names, where, classes):
+    """(file facts, scope there, class, is it ``self``) of each class ``receiver`` holds.
+    A bare ``self`` (``iter(self)``, ``with self``, ``self(...)``) is the class the use
+    sits in; its missing attributes are left out (``self.x()`` is edges.py's)."""
+    from .edges import _enclosing
+    from .types import receiver_class_files
+
+    if receiver == "self":
+        cls = next((p for p in _enclosing(where) if p in classes), None)
+        if cls is None or any(n.startswith(".") for n in names):
+            return []
+        return [(f, scope, cls, True)]
+    return [(other, here, cls, False) for other, here, cls
+            in receiver_class_files(index, f, scope, receiver, where, classes)]
 
 
 def _context_methods(index, f, scope, cls: str, names: tuple) -> list[list[tuple]]:

@@ -174,7 +174,8 @@
 ; Implicit dunder calls on a receiver (graph/dunder.py), @module = the receiver as written:
 ;   reference.iterates  `for x in r` (r.__iter__), @name = "for"
 ;   reference.enters    `with r:` / `with r as x` (r.__enter__, r.__exit__), @name = "with"
-;   reference.builtin_of  `repr(r)` / `str(r)` / `len(r)`, @name = the builtin
+;   reference.builtin_of  `repr(r)` / `str(r)` / `len(r)` / `iter(r)` / `next(r)`,
+;                         @name = the builtin
 (for_statement "for" @name right: [(identifier) (attribute) (call)] @module) @reference.iterates
 (with_statement "with" @name
   (with_clause (with_item value: [(identifier) (attribute) (call)] @module))) @reference.enters
@@ -191,6 +192,20 @@
 (call function: (identifier) @name
   arguments: (argument_list . [(identifier) (attribute)] @module .)
   (#match? @name "^(repr|str|len)$")) @reference.builtin_of
+;   `iter(r)` (r.__iter__; not `iter(f, sentinel)`, which calls f), `next(r)` /
+;   `next(r, default)` (r.__next__)
+(call function: (identifier) @name
+  arguments: (argument_list . [(identifier) (attribute) (call)] @module .)
+  (#eq? @name "iter")) @reference.builtin_of
+(call function: (identifier) @name
+  arguments: (argument_list . [(identifier) (attribute) (call)] @module)
+  (#eq? @name "next")) @reference.builtin_of
+;   a comprehension's first `for ... in r` (r is evaluated outside it; the later
+;   clauses iterate the comprehension's own names): as the for statement
+(_ body: (_) . (for_in_clause "for" @name
+  right: [(identifier) (attribute) (call)] @module)) @reference.iterates
+(_ body: (_) . (for_in_clause "async" @name
+  right: [(identifier) (attribute) (call)] @module)) @reference.iterates
 ;   reference.attr_store  `r.name = v`, @module = r: runs __setattr__, not __getattr__
 (assignment left: (attribute object: [(identifier) (attribute)] @module
   attribute: (identifier) @name)) @reference.attr_store
