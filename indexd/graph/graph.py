@@ -22,6 +22,7 @@ from collections import defaultdict
 from contextlib import contextmanager
 
 from . import export as _export
+from .edge_cache import EdgeListCache
 from .edges import FileResult, file_edges
 from .impact import TESTS_HOW, any_truncated, bounded, combined, item, rank, tests_walk, walk
 from .import_time import CALL_KINDS, import_time_tests, importing_tests
@@ -65,24 +66,6 @@ def _enclosing(symbol: str | None) -> list[str]:
     return [".".join(parts[:n]) for n in range(len(parts), 0, -1)]
 
 
-def _seeds_once(incoming, seeds: list[tuple]):
-    """``incoming`` with the seeds' edges built once per answer: the walk, the
-    import-time search and the tests walk all start from them, and a hub module
-    has thousands (each is rebuilt from its packed form per call). Not every node's:
-    that was slower (depth-3 p95 in process 33-35 -> 47-49 ms, bench/impact_same.py),
-    a hub's list built whole where the budget stops the walk partway through it."""
-    memo: dict[tuple, list] = dict.fromkeys(seeds)
-
-    def step(node):
-        if node not in memo:
-            return incoming(node)
-        got = memo[node]
-        if got is None:
-            got = memo[node] = list(incoming(node))
-        return got
-    return step
-
-
 @contextmanager
 def _gc_paused():
     """A deep walk allocates millions of short-lived tuples and dicts (edges rebuilt
@@ -108,8 +91,11 @@ class Graph:
     # the tests walk (trusted edges, any depth; impact.tests_walk) gets this share of
     # that budget on top
     tests_walk_share = 0.5
+    # built incoming-edge lists kept between queries (edge_cache.py): ~30 MB at most
+    incoming_cache_edges = 150_000
 
     def __init__(self):
+        self.in_cache = EdgeListCache(self.incoming_cache_edges)
         self.facts: dict[tuple, FileFacts] = {}
         self.indexes: dict[str, RealmIndex] = {}
         self.results: dict[tuple, Packed] = {}
@@ -140,11 +126,13 @@ class Graph:
     def add_cochange(self, e: Edge) -> None:
         src, dst = (e.realm, e.src_repo, e.src_path), (e.realm, e.dst_repo, e.dst_path)
         if src in self.facts and dst in self.facts:
+            self.in_cache.clear()
             self.cochange[src].append(e)
             self.rev[dst].setdefault(("git",) + src, []).append(e)
 
     def drop_cochange(self, realm: str, repo: str) -> None:
         """Forget a repo's co-change edges (before adding a fresh set)."""
+        self.in_cache.clear()
         for src in [k for k in self.cochange if k[0] == realm and k[1] == repo]:
             for e in self.cochange.pop(src):
                 dst = (e.realm, e.dst_repo, e.dst_path)
@@ -158,6 +146,7 @@ class Graph:
 
     def _compute(self, key: tuple) -> None:
         self._drop_result(key)
+        self.in_cache.clear()
         f = self.facts.get(key)
         if f is None:
             return
@@ -182,6 +171,7 @@ class Graph:
         old = self.results.pop(key, None)
         if old is None:
             return
+        self.in_cache.clear()
         for dst in old.dsts:
             self.rev.get(dst, {}).pop(key, None)
         for d, sym in set(old.dst_symbols()):
@@ -220,6 +210,7 @@ class Graph:
         if old is None:
             return 0
         before = self.recomputed
+        self.in_cache.clear()
         self.indexes[realm].remove(repo, path)
         self.by_path[path].discard(key)
         self._drop_result(key)
@@ -325,7 +316,11 @@ class Graph:
                 and is_test_path(k[2]) and (not d or k[2].startswith(d + "/"))
                 and posixpath.basename(k[2]) != "conftest.py"]
 
-    def _incoming(self, node):
+    def _incoming(self, node) -> tuple:
+        """The edges into node, built once until the graph changes (edge_cache.py)."""
+        return self.in_cache.get(node, self._build_incoming)
+
+    def _build_incoming(self, node):
         realm, repo, path, symbol = node
         dst = (realm, repo, path)
         by_src = self.rev.get(dst, {})
@@ -375,7 +370,7 @@ class Graph:
         """What may break if ``target`` changes: reverse walk, scored."""
         t0 = time.perf_counter()
         seeds = _with_constructed_classes(self.resolve_target(target))
-        incoming = _seeds_once(self._incoming, seeds)
+        incoming = self._incoming
         w = walk(seeds, incoming, depth, kinds, reverse=True, budget=self._budget(limit))
         visits, scores = w.visits, rank(seeds, w.traversed, w.visits)
         seed_files = {s[:3] for s in seeds}
@@ -552,7 +547,7 @@ class Graph:
 
     def _unresolved_for(self, seeds, limit: int = 50) -> dict:
         """References that might reach the target but could not be tied to it: the
-        first ``limit``, with how many there are (``bounded``)."""
+        first ``limit``, with how many there are (the keys ``bounded`` gives)."""
         names, modules = set(), set()
         for realm, repo, path, symbol in seeds:
             f = self.facts[(realm, repo, path)]
@@ -566,7 +561,7 @@ class Graph:
                              else stem))
         keys = ([(r, ("name", n), "name") for r, n in sorted(names)]
                 + [(r, ("module", m), "import") for r, m in sorted(modules)])
-        out = []
+        shown, total = [], 0
         for realm, key, kind in keys:
             # from the index of unresolved names, not by reading every file that wants
             # the name: a hub module's dozens of names are wanted by hundreds of files
@@ -574,12 +569,14 @@ class Graph:
             if named:
                 wanting = self.wants.get((realm, key), ())
                 for src in sorted(s for s in named if s in wanting):
-                    out += [(src, u) for u in named[src]]
-        res = bounded("unresolved", out, limit)
-        res["unresolved"] = [{"realm": src[0], "repo": src[1], "path": src[2], "kind": u[0],
-                              "name": u[1], "line": u[2], "reason": u[3]}
-                             for src, u in res["unresolved"]]
-        return res
+                    refs = named[src]
+                    total += len(refs)   # counted; only the first ``limit`` become rows
+                    if len(shown) < limit:
+                        shown += [(src, u) for u in refs[:limit - len(shown)]]
+        return {"unresolved": [{"realm": src[0], "repo": src[1], "path": src[2], "kind": u[0],
+                                "name": u[1], "line": u[2], "reason": u[3]}
+                               for src, u in shown],
+                "unresolved_total": total, "unresolved_truncated": len(shown) < total}
 
 
 def _unresolved_index(res: Packed) -> dict[tuple, list[tuple]]:
