@@ -7,7 +7,8 @@ changed symbol's impact (the warm graph's reverse walk plus coverage edges,
 them) is turned into a selection by graph/test_select.py. When some changed
 symbol has no trusted path to a test, the answer is not ``safe`` and adds
 every test file importing the changed module transitively (an imports-only
-impact of the file), so running the answer still runs what could break.
+impact of the file, and what imports it through a package or below a
+conftest.py that does), so running the answer still runs what could break.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 import time
 
 from .errors import InvalidParams, RealmError
-from .graph.impact import bounded
+from .graph.impact import Visit, bounded, item
 from .graph.model import node_label
 from .graph.test_select import add_fallback, ranked, select_tests
 
@@ -117,10 +118,30 @@ def _import_impacts(rel, modules, pending, doubts) -> list[tuple[str, dict]]:
         try:
             result = rel.impact(f"{repo}/{path}", depth=FALLBACK_DEPTH, kinds=["imports"],
                                 pending=pending, limit=None)
-            out.append((node_label(repo, path, None), result))
         except RealmError:
             doubts.append(f"no importers known for {path} (not in the index)")
+            continue
+        result["tests"] += _also_importing(rel, repo, path, result["tests"])
+        out.append((node_label(repo, path, None), result))
     return out
+
+
+def _also_importing(rel, repo: str, path: str, listed: list[dict]) -> list[dict]:
+    """The test files the imports-only walk left out that break with the module all the
+    same (Graph.tests_importing): through a package (``from attr import _config`` runs
+    attr/__init__.py, which imports the module) or below a conftest.py importing it
+    (pytest imports it first: attrs' root conftest.py imports attr._compat). Missing
+    them, attrs' ``Attribute._setattrs`` fallback left out two of its failing files."""
+    graph = rel._ready()   # outside the lock, which a rebuild needs to publish
+    with rel.lock:
+        try:
+            nodes = graph.resolve_target(f"{repo}/{path}")
+        except KeyError:   # the graph was replaced meanwhile: the imports-only answer
+            return []
+        found = graph.tests_importing({n: Visit(0, 1.0) for n in nodes if n[3] is None})
+    seen = {(t["repo"], t["path"]) for t in listed}
+    return [item(n, v, 0.0, "file") for n, v in sorted(found.tests.items())
+            if (n[1], n[2]) not in seen]
 
 
 def _target(ch: dict) -> str:

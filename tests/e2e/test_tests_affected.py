@@ -224,3 +224,26 @@ def test_own_method_on_an_untyped_receiver_is_not_safe_offline(git_repo):
     assert answer["safe"] is False and answer["untested"] == []
     assert "cannot tell" in answer["fallback"]["reason"]
     assert paths(answer) == ["tests/test_pkg.py"] and answer["tests"][0]["fallback"]
+
+
+def test_the_fallback_follows_package_imports_and_conftests_offline(git_repo):
+    """attrs: `from attr import _config` runs attr/__init__.py (a package edge), and the
+    root conftest.py's `from attr._compat import ...` breaks every test, but the
+    fallback followed `imports` edges only: `_setattrs`'s answer left out test_config.py
+    and test_pyright.py, which failed with it."""
+    for rel, text in (("pkg/__init__.py", "from pkg import box\n"), ("pkg/box.py", BOX_PY),
+                      ("pkg/_compat.py", "FLAG = True\n"),
+                      ("conftest.py", "from pkg._compat import FLAG\n"),
+                      ("tests/test_compat.py", "from pkg import _compat\n\n\n"
+                                               "def test_flag():\n    assert _compat.FLAG\n"),
+                      ("tests/test_plain.py", "def test_plain():\n    assert True\n")):
+        git_repo.write(rel, text)
+    git_repo.commit("v1")
+    settings_with_realm("work", git_repo.path)
+    git_repo.write("pkg/box.py", BOX_PY.replace("return 1", "raise RuntimeError"))
+    run_cli("index", "--json", tool="indexd", check=True)
+    answer = json.loads(affected_cli(git_repo.path, "--json").stdout)
+    assert answer["safe"] is False, answer["changed"]
+    assert sorted(answer["fallback"]["files"]) == ["tests/test_compat.py", "tests/test_plain.py"]
+    assert sorted(paths(answer)) == ["tests/test_compat.py", "tests/test_plain.py"]
+    assert all(t["fallback"] for t in answer["tests"])
