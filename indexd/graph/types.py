@@ -50,6 +50,9 @@ VALUED = ("bind_call", "bind_item", "bind_name", "bind_param", "bind_with", "bin
 STANDS_FOR = {"bind_awith": "bind_with", "bind_cast": "bind_call"}
 SELF = "Self"       # typing.Self, typing_extensions.Self: the enclosing class
 TYPING_MODULES = ("typing", "typing_extensions")
+# typing's own classes (IO, TextIO, Generic) describe a value and build none: `fp: TextIO`
+# is a real file, whose methods are not typing.IO's stubs (the stdlib's realm holds them)
+TYPING_FILES = tuple(f"{m}.py" for m in TYPING_MODULES)
 MAPPINGS = ("Dict", "dict", "Mapping", "MutableMapping", "DefaultDict", "defaultdict",
             "OrderedDict")
 SEQUENCES = ("List", "list", "Sequence", "MutableSequence")
@@ -466,7 +469,8 @@ def annotation_classes(index, f, scope, text: str, self_class: tuple | None = No
     """The classes an annotation names: ``App``, ``"App"``, ``mod.App``,
     ``Optional[App]``, ``Union[App, None]``, ``App | None``, ``App[int]`` and
     ``"ProgressBar[V]"`` (the class subscripted), ``Self`` (``self_class``, the class
-    the annotation is in); [] for anything else (``List[App]`` is no App)."""
+    the annotation is in); [] for anything else (``List[App]`` is no App, typing's own
+    ``TextIO`` no class)."""
     t = _unquote(text)
     parts = _split_args(t, "|")
     m = _GENERIC.match(t) if len(parts) == 1 else None
@@ -483,7 +487,8 @@ def annotation_classes(index, f, scope, text: str, self_class: tuple | None = No
         if part != t and depth < 4:     # Optional[Bar[int]], "Bar[V]" | None
             found = annotation_classes(index, f, scope, part, self_class, depth + 1)
         else:
-            found = [(r, p, q) for r, p, q, k in _named(index, f, scope, part) if k == "class"]
+            found = [(r, p, q) for r, p, q, k in _named(index, f, scope, part)
+                     if k == "class" and p not in TYPING_FILES]
         if not found and part.rsplit(".", 1)[-1] == SELF and self_class is not None:
             found = [self_class]
         if not found:

@@ -70,3 +70,34 @@ def test_a_subscripted_base_outside_the_realm_gives_no_trusted_edge(graph):
     assert not {s for s, how in to_base(graph, USE, "lazy") if how in trusted}
     assert not {s for p, s, how in calls_from(graph, "pkg/kids.py", "Lazy.read")
                 if p == BASE and how in trusted}
+
+
+# The stdlib's realm holds typing.py, where `class TextIO(IO[str])` now finds IO: an
+# annotation `fp: TextIO` would reach typing's stubs (`IO.read`), which never run on
+# the real file (an io.TextIOWrapper). typing's classes describe a value; they type none.
+TYPING = {
+    "typing.py": (
+        "class Generic:\n    pass\n\n\n"
+        "class IO(Generic[str]):\n    def read(self):\n        pass\n\n"
+        "    def __enter__(self):\n        return self\n\n"
+        "    def __exit__(self, *a):\n        pass\n\n\n"
+        "class TextIO(IO[str]):\n    def __enter__(self) -> 'TextIO':\n        pass\n"),
+    "pkg/__init__.py": "",
+    "pkg/files.py": (
+        "from typing import IO, TextIO\n\n\n"
+        "def opened(name) -> TextIO:\n    return open(name)\n\n\n"
+        "def load(fp: TextIO):\n    return fp.read()\n\n\n"
+        "def load_io(fp: IO[str]):\n    return fp.read()\n\n\n"
+        "def read_text(name):\n    with opened(name) as fp:\n        return fp.read()\n"),
+}
+
+
+@pytest.fixture(scope="module")
+def typing_graph(tmp_path_factory):
+    return build("r", write_tree(tmp_path_factory.mktemp("typingstubs"), TYPING))
+
+
+@pytest.mark.parametrize("symbol", ["load", "load_io", "read_text"])
+def test_a_typing_annotation_reaches_no_typing_stub(typing_graph, symbol):
+    got = calls_from(typing_graph, "pkg/files.py", symbol)
+    assert not {s for p, s, how in got if p == "typing.py" and how != "name_match"}, got
