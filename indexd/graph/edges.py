@@ -536,13 +536,16 @@ def _note_own_method(index, f, name, line, res, noted: set[str]) -> None:
     name match leaves out (its own definitions: a bare name there resolves locally). An
     unresolved reference, not an edge: no evidence that it runs, but a test of the
     method cannot be ruled out (attrs' ``new._setattrs(...)`` in ``Attribute.evolve``
-    ran at import time and was called untested). Once per name and file."""
+    ran at import time and was called untested). Once per name and file. Unresolved
+    references are looked up by name, so a method of that name elsewhere reads unknown
+    too: the receiver may hold it as well (attrs' ``last.__call__``)."""
     if name in noted:
         return
     noted.add(name)
     if any("." in d.qualname for d in _code_defs(index, f.repo, f.path, name)):
         res.unresolved.append({"kind": "name", "name": name, "line": line,
-                               "reason": "untyped receiver: may be this file's own method"})
+                               "reason": "untyped receiver: not name-matched to this "
+                                         "file's own methods"})
 
 
 def _self_like(receiver: str | None) -> bool:
