@@ -83,6 +83,9 @@ class Settings:
     # Model threads: 0 = auto, all cores (<= 4) when the machine is idle as the
     # model loads, else half of them (enrich/embedder.py, docs/decisions.md).
     embed_threads: int = 0
+    # The embedding thread's nice value above the daemon's (Linux; enrich/priority.py):
+    # a save's parse and write run ahead of the model. 0 = the same priority.
+    embed_nice: int = 10
     summarize: str = "docstring"                     # off | docstring | llm
     ollama_url: str = "http://127.0.0.1:11434"
     ollama_model: str = ""
@@ -118,7 +121,7 @@ CHOICES = {"summarize": ("off", "docstring", "llm"),
            "embed_recipe": ("default", "name_doc", "body")}
 EMBED_MODEL_FORMS = ("default", "off", "hash", "ollama:MODEL", "/path/to/model-dir")
 # Integer settings with bounds: outside them is a mistake, not a value to clamp.
-INT_RANGES = {"embed_max_tokens": (32, 512), "embed_threads": (0, 64)}
+INT_RANGES = {"embed_max_tokens": (32, 512), "embed_threads": (0, 64), "embed_nice": (0, 19)}
 
 
 def default_paths(env: dict) -> Paths:

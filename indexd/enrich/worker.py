@@ -13,6 +13,7 @@ import threading
 import time
 
 from ..memory import trim
+from .priority import lower_this_thread
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +36,7 @@ class Enricher:
         self.relation_stage = None
         self.embed_error: str | None = None
         self.error: str | None = None
+        self.nice: int | None = None     # the enrich thread's nice value, where lowered
         self._pending_cache: tuple[float, int | None] | None = None
         self._wake = threading.Event()
         self._stopping = False
@@ -64,6 +66,8 @@ class Enricher:
 
     # -- the loop ------------------------------------------------------------
     def _loop(self) -> None:
+        # before the model loads: its runtime's threads inherit this thread's priority
+        self.nice = lower_this_thread(self._settings().embed_nice)
         if self.embed_enabled:
             self._load_embedder()
         summaries = self._summary_stage()
@@ -157,6 +161,7 @@ class Enricher:
                 "model": self.embedder.model_id if self.embedder else self._settings().embed_model,
                 "runtime": getattr(self.embedder, "runtime", "") if self.embedder else "",
                 "threads": getattr(self.embedder, "threads", None),
+                "nice": self.nice,
                 "error": self.embed_error or self.error,
                 "embedded": v.embedded if v else 0, "reused": v.reused if v else 0,
                 "summaries": {"mode": self._settings().summarize,
