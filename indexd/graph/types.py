@@ -27,7 +27,11 @@ references, python.refs.scm):
   (graph/fixtures.py; click: ``def test_x(runner)`` and ``return CliRunner()``);
 - ``App(...).m()``: the class called;
 - ``app = apps[k]`` where ``apps`` is annotated ``Dict[str, App]``, ``list[App]``,
-  ``Sequence[App]``, ...: the element type (click: ``option = self._long_opt[opt]``).
+  ``Sequence[App]``, ...: the element type (click: ``option = self._long_opt[opt]``);
+- ``for app in r`` where r is annotated ``List[App]``, ``Iterator[App]``, ``Set[App]``,
+  ``Tuple[App, ...]``, ... or is a call ``f(...)`` so annotated (``-> List[App]``): the
+  element type (click: ``for param in iter_params_for_processing(...)``); a mapping
+  iterates its keys, ``for a, b in r`` unpacks what nothing here knows.
 
 Scope: the innermost function that binds the name (then enclosing functions,
 then module level), as Python looks it up. The type counts only when every
@@ -42,10 +46,10 @@ from __future__ import annotations
 import re
 
 BIND_KINDS = ("bind_call", "bind_type", "bind_item", "bind_none", "bind_name", "bind_param",
-              "bind_with", "bind_awith", "bind_cast", "bind")
+              "bind_with", "bind_awith", "bind_cast", "bind_for", "bind")
 # bindings that say what they hold (a plain `bind` on the same line is the same one)
 VALUED = ("bind_call", "bind_item", "bind_name", "bind_param", "bind_with", "bind_awith",
-          "bind_cast")
+          "bind_cast", "bind_for")
 # the parser gives both on one line: `async with` is also a with, a cast also a call
 STANDS_FOR = {"bind_awith": "bind_with", "bind_cast": "bind_call"}
 SELF = "Self"       # typing.Self, typing_extensions.Self: the enclosing class
@@ -56,6 +60,10 @@ TYPING_FILES = tuple(f"{m}.py" for m in TYPING_MODULES)
 MAPPINGS = ("Dict", "dict", "Mapping", "MutableMapping", "DefaultDict", "defaultdict",
             "OrderedDict")
 SEQUENCES = ("List", "list", "Sequence", "MutableSequence")
+# what `for x in r` gives an element of when r is annotated so (a mapping iterates its keys,
+# left out; `Generator[Y, S, R]` yields Y; `Tuple[X, ...]` below)
+ITERATED = (*SEQUENCES, "Iterable", "Iterator", "Generator", "Collection", "Set", "set",
+            "FrozenSet", "frozenset", "AbstractSet", "MutableSet")
 # `-> Iterator[X]`, `Sequence[X]`: a generator, a list, a function, rarely an instance of
 # the abstract class (collections.abc's are in the stdlib's realm); `Type[X]` the class
 ABSTRACT = (*MAPPINGS, *SEQUENCES, "Iterator", "Iterable", "Generator", "AsyncIterator",
@@ -143,6 +151,41 @@ def _item_classes(index, f, scope, container: str, where, classes) -> list[tuple
     found, _ = _found_bindings(index, f, container, where, classes)
     parts = [element_classes(index, f, scope, b[1]) for b in found if b[0] == "bind_type"]
     return [] if not parts or not all(parts) else _union(parts)
+
+
+def _iterated_classes(index, f, scope, iterable: str, where, classes) -> list[tuple]:
+    """The element class of ``for x in iterable``: from the annotation of the name
+    iterated (``ps: List[P]``, ``self.params: List[P]``) or, for a call, of what the
+    function called returns (``-> Iterator[P]``); [] when any of them says nothing."""
+    if not iterable.endswith(")"):
+        found, _ = _found_bindings(index, f, iterable, where, classes)
+        parts = [iterated_classes(index, f, scope, b[1]) for b in found if b[0] == "bind_type"]
+        return [] if not parts or not all(parts) else _union(parts)
+    callee = iterable.split("(", 1)[0]
+    if not _DOTTED.match(callee) or not _closes_at_end(iterable, len(callee)):
+        return []
+    parts = []
+    for repo, path, qual, kind in _callee_defs(index, f, scope, callee, where, classes):
+        other = index.files.get((repo, path))
+        text = _returns(index, other).get(qual) if other is not None and kind != "class" \
+            else None
+        parts.append(iterated_classes(index, other, _scope_of(index, f, scope, other), text)
+                     if text else [])
+    return [] if not parts or not all(parts) else _union(parts)
+
+
+def iterated_classes(index, f, scope, text: str) -> list[tuple]:
+    """``List[App]`` / ``Iterator[App]`` / ``Generator[App, None, None]`` / ``Tuple[App,
+    ...]`` -> App's class: what iterating such a value gives; [] for anything else."""
+    m = _GENERIC.match(_unquote(text))
+    if not m:
+        return []
+    head, args = m.group(1).rsplit(".", 1)[-1], _split_args(m.group(2))
+    if head in ("Tuple", "tuple") and len(args) == 2 and args[1] == "...":
+        return annotation_classes(index, f, scope, args[0])
+    if head in ITERATED and (len(args) == 1 or (head == "Generator" and len(args) == 3)):
+        return annotation_classes(index, f, scope, args[0])
+    return []
 
 
 def element_classes(index, f, scope, text: str) -> list[tuple]:
@@ -246,6 +289,8 @@ def _binding_classes(index, f, scope, binding: tuple, where, classes, name: str)
         return entered_classes(index, f, scope, module, at, classes, kind == "bind_awith")
     if kind == "bind_cast":
         return _cast_classes(index, f, scope, module, at, classes, bodies=True)
+    if kind == "bind_for":
+        return _iterated_classes(index, f, scope, module, at, classes)
     from .fixtures import fixture_classes
     return fixture_classes(index, f, binding, name)
 

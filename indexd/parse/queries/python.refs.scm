@@ -151,6 +151,10 @@
 (default_parameter name: (identifier) @name) @reference.bind
 (for_statement left: (identifier) @name) @reference.bind
 (for_statement left: (pattern_list (identifier) @name)) @reference.bind
+;   reference.bind_for   `for x in r`, @module = r: x holds an element of what r's annotation
+;                        (or its callee's `-> List[X]`) says it holds
+(for_statement left: (identifier) @name
+  right: [(identifier) (attribute) (call)] @module) @reference.bind_for
 (as_pattern alias: (as_pattern_target (identifier) @name)) @reference.bind
 ;   reference.bind_with   `with r as x`, @module = r: x holds what r's __enter__ returns
 ;   reference.bind_awith  the same `async with` (__aenter__), stands for its bind_with
@@ -202,10 +206,28 @@
   (#eq? @name "next")) @reference.builtin_of
 ;   a comprehension's first `for ... in r` (r is evaluated outside it; the later
 ;   clauses iterate the comprehension's own names): as the for statement
-(_ body: (_) . (for_in_clause "for" @name
-  right: [(identifier) (attribute) (call)] @module)) @reference.iterates
-(_ body: (_) . (for_in_clause "async" @name
-  right: [(identifier) (attribute) (call)] @module)) @reference.iterates
+;   (the four comprehension types are named, not `(_ body: ...)`: a wildcard root
+;   starts a match at every node of the tree, which cost as much as ten patterns)
+[
+  (list_comprehension body: (_) . (for_in_clause "for" @name
+    right: [(identifier) (attribute) (call)] @module))
+  (set_comprehension body: (_) . (for_in_clause "for" @name
+    right: [(identifier) (attribute) (call)] @module))
+  (dictionary_comprehension body: (_) . (for_in_clause "for" @name
+    right: [(identifier) (attribute) (call)] @module))
+  (generator_expression body: (_) . (for_in_clause "for" @name
+    right: [(identifier) (attribute) (call)] @module))
+] @reference.iterates
+[
+  (list_comprehension body: (_) . (for_in_clause "async" @name
+    right: [(identifier) (attribute) (call)] @module))
+  (set_comprehension body: (_) . (for_in_clause "async" @name
+    right: [(identifier) (attribute) (call)] @module))
+  (dictionary_comprehension body: (_) . (for_in_clause "async" @name
+    right: [(identifier) (attribute) (call)] @module))
+  (generator_expression body: (_) . (for_in_clause "async" @name
+    right: [(identifier) (attribute) (call)] @module))
+] @reference.iterates
 ;   reference.attr_store  `r.name = v`, @module = r: runs __setattr__, not __getattr__
 (assignment left: (attribute object: [(identifier) (attribute)] @module
   attribute: (identifier) @name)) @reference.attr_store
