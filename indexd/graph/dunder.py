@@ -11,9 +11,10 @@ calls, annotations, returns, fixtures), each an ``inferred`` calls edge:
 - the same ``for`` in a comprehension (its first ``for``: the later ones iterate the
   comprehension's own variables), ``next(r)`` / ``next(r, default)`` -> ``R.__next__``,
   ``iter(r)`` -> ``R.__iter__`` (not ``iter(f, sentinel)``: that calls ``f``);
-- ``r(...)`` -> ``R.__call__``; ``repr(r)`` / ``str(r)`` / ``len(r)`` ->
-  ``__repr__`` / ``__str__`` / ``__len__``; a builtin the module defines or imports is
-  not the builtin;
+- ``r(...)`` -> ``R.__call__``, also ``self.x(...)`` where ``self.x`` holds an R (click:
+  ``self.type(value, self, ctx)``, ``self.type: types.ParamType``); ``repr(r)`` /
+  ``str(r)`` / ``len(r)`` -> ``__repr__`` / ``__str__`` / ``__len__``; a builtin the
+  module defines or imports is not the builtin;
 - ``r.name`` where neither R nor its bases in the realm define, bind in the class body
   or assign (``self.name = ...``) ``name``, but one defines ``__getattr__`` -> that
   ``__getattr__`` (not for ``r.name = v``: that runs ``__setattr__``).
@@ -72,6 +73,8 @@ def _uses(f, shadowed: set[str]):
     for r in f.refs_of("call"):
         if r.module is None and r.name.isidentifier():     # `v(...)`: v's __call__
             yield r.name, ("__call__",), r.line, r.scope
+        elif r.module == "self" and r.name.isidentifier():     # `self.x(...)`: x's, if typed
+            yield f"self.{r.name}", ("__call__",), r.line, r.scope
     stores = {(r.line, r.module, r.name) for r in f.refs_of("attr_store")}
     for r in f.refs_of("attribute", "call"):
         if r.module and not r.module.startswith("super(") \
