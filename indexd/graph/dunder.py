@@ -15,6 +15,8 @@ calls, annotations, returns, fixtures), each an ``inferred`` calls edge:
   ``self.type(value, self, ctx)``, ``self.type: types.ParamType``); ``repr(r)`` /
   ``str(r)`` / ``len(r)`` -> ``__repr__`` / ``__str__`` / ``__len__``; a builtin the
   module defines or imports is not the builtin;
+- ``C(...)``, a call of a class resolved (or inferred) to one of the realm, ->
+  ``C.__init__`` found along C's bases (``_constructor_edges``);
 - ``r.name`` where neither R nor its bases in the realm define, bind in the class body
   or assign (``self.name = ...``) ``name``, but one defines ``__getattr__`` -> that
   ``__getattr__`` (not for ``r.name = v``: that runs ``__setattr__``).
@@ -45,15 +47,35 @@ def dunder_edges(index, f, scope, res) -> None:
     seen = {(e.kind, e.src_symbol, e.dst_repo, e.dst_path, e.dst_symbol) for e in res.edges}
     # a module's own `next` or `from x import iter` is not the builtin
     shadowed = {d.qualname for d in f.defs if "." not in d.qualname} | set(scope.imported)
+    found = list(_constructor_edges(index, f, scope, res))
     for receiver, names, line, where in _uses(f, shadowed):
         for name in names:
             res.wants.add(("name", name))
-        for hit in _targets(index, f, scope, receiver, names, where, classes):
-            key = ("calls", where, *hit)
-            if key not in seen:
-                seen.add(key)
-                res.edges.append(Edge("calls", f.repo, f.path, where, *hit, line, "inferred",
-                                      1.0, f.realm))
+        found += [(where, hit, line)
+                  for hit in _targets(index, f, scope, receiver, names, where, classes)]
+    for where, hit, line in found:
+        key = ("calls", where, *hit)
+        if key not in seen:
+            seen.add(key)
+            res.edges.append(Edge("calls", f.repo, f.path, where, *hit, line, "inferred",
+                                  1.0, f.realm))
+
+
+def _constructor_edges(index, f, scope, res):
+    """(scope, constructor, line) of each trusted calls edge to a class: ``C(...)`` runs
+    the ``__init__`` along C's bases, which no edge names (a walk that reaches
+    ``__init__`` goes on to whoever builds the class)."""
+    from .edges import _class_member, _other_scope
+    from .types import _kind
+
+    for e in [e for e in res.edges if e.kind == "calls" and e.how in ("resolved", "inferred")
+              and e.dst_symbol]:
+        if _kind(index, e.dst_repo, e.dst_path, e.dst_symbol) != "class":
+            continue
+        other = index.files.get((e.dst_repo, e.dst_path))
+        here = scope if other is f else _other_scope(index, other)
+        for hit in _class_member(index, other, here, e.dst_symbol, "__init__"):
+            yield e.src_symbol, hit, e.line
 
 
 def _uses(f, shadowed: set[str]):
