@@ -25,7 +25,9 @@ references, python.refs.scm):
   command`` in ``Context.__init__(self, command: "Command")``);
 - a test's (or fixture's) parameter naming a pytest fixture: the fixture's type
   (graph/fixtures.py; click: ``def test_x(runner)`` and ``return CliRunner()``);
-- ``App(...).m()``: the class called;
+- ``App(...).m()``: the class called; ``cls(...)`` where ``cls`` is annotated
+  ``Type[App]`` or bound to a call of a ``-> Type[App]`` function: App (click:
+  ``comp = comp_cls(...)`` after ``comp_cls = get_completion_class(shell)``);
 - ``app = apps[k]`` where ``apps`` is annotated ``Dict[str, App]``, ``list[App]``,
   ``Sequence[App]``, ...: the element type (click: ``option = self._long_opt[opt]``);
 - ``for app in r`` where r is annotated ``List[App]``, ``Iterator[App]``, ``Set[App]``,
@@ -357,9 +359,13 @@ def callee_classes(index, f, scope, callee: str, where, classes,
     """The class ``callee(...)`` returns: the class itself, a function's ``-> T``, or
     (``bodies``) the class every ``return`` of a function builds whose annotation names
     no class of the realm (none, or ``-> t.IO[t.Any]`` over ``return t.cast(...,
-    LazyFile(...))``: what it returns is a LazyFile all the same)."""
+    LazyFile(...))``: what it returns is a LazyFile all the same); a name that holds a
+    class, ``Type[T]``, builds a T."""
     out = []
-    for repo, path, qual, kind in _callee_defs(index, f, scope, callee, where, classes):
+    defs = _callee_defs(index, f, scope, callee, where, classes)
+    if not defs and callee.isidentifier():
+        return _type_valued(index, f, scope, callee, where, classes)
+    for repo, path, qual, kind in defs:
         if kind == "class":
             out.append((repo, path, qual))
             continue
@@ -372,6 +378,61 @@ def callee_classes(index, f, scope, callee: str, where, classes,
         if not got and bodies:
             got = body_classes(index, other, at, qual)
         out += got
+    return out
+
+
+def _type_valued(index, f, scope, name: str, where, classes) -> list[tuple]:
+    """The class T a name holds as a class object: annotated ``Type[T]`` / ``type[T]``
+    (``Optional`` too), or bound to a call of a function annotated ``-> Type[T]``
+    (click: ``comp_cls = get_completion_class(shell)``); [] when a binding says
+    anything else (a plain assignment, ``List[Type[T]]``)."""
+    found, at = _found_bindings(index, f, name, where, classes)
+    typed = [b for b in found if b[0] == "bind_type"]
+    valued = {b[2] for b in found if b[0] in VALUED}
+    if not typed and any(b[0] == "bind" and b[2] not in valued for b in found):
+        return []
+    parts = []
+    for kind, module, _, _ in typed or [b for b in found if b[0] in VALUED]:
+        if kind == "bind_type":
+            parts.append(class_object_classes(index, f, scope, module))
+        elif kind == "bind_call" and _DOTTED.match(module):
+            parts.append(_returned_class_objects(index, f, scope, module, at, classes))
+        else:
+            return []
+    return [] if not parts or not all(parts) else _union(parts)
+
+
+def _returned_class_objects(index, f, scope, callee: str, where, classes) -> list[tuple]:
+    """The class T of every function ``callee`` names annotated ``-> Type[T]``."""
+    parts = []
+    for repo, path, qual, kind in _callee_defs(index, f, scope, callee, where, classes):
+        other = index.files.get((repo, path))
+        text = _returns(index, other).get(qual) if other is not None and kind != "class" \
+            else None
+        parts.append(class_object_classes(index, other, _scope_of(index, f, scope, other),
+                                          text) if text else [])
+    return [] if not parts or not all(parts) else _union(parts)
+
+
+def class_object_classes(index, f, scope, text: str) -> list[tuple]:
+    """``Type[App]``, ``type[App]``, ``Optional[Type[App]]``, ``Type[App] | None`` ->
+    App's class; [] for anything else."""
+    t = _unquote(text)
+    parts = _split_args(t, "|")
+    m = _GENERIC.match(t) if len(parts) == 1 else None
+    if m and m.group(1).rsplit(".", 1)[-1] in ("Optional", "Union"):
+        parts = _split_args(m.group(2))
+    out = []
+    for part in (_unquote(p) for p in parts):
+        if part == "None":
+            continue
+        inner = _GENERIC.match(part)
+        if not inner or inner.group(1).rsplit(".", 1)[-1] not in ("Type", "type"):
+            return []
+        found = annotation_classes(index, f, scope, inner.group(2))
+        if not found:
+            return []
+        out += [c for c in found if c not in out]
     return out
 
 
