@@ -53,19 +53,21 @@ def _hot_rows(store, query_vector, req: SearchRequest, depth: int) -> list[dict]
 
 
 def _hydrate(store, entries: list[dict]) -> list[dict]:
-    """Give id-only vector hits their rows (from the keyword index's stored
-    fields); an id it no longer holds (deleted meanwhile) is dropped."""
+    """Give stub hits (the vector leg's ids, the keyword index's ranked fields)
+    their rows from the keyword index's stored fields; an id it no longer holds
+    (deleted meanwhile) is dropped."""
     stubs = [e["row"]["id"] for e in entries if e["row"].get("_stub")]
     if not stubs:
         return entries
     rows = store.text_index.rows_by_id(stubs)
     out = []
     for e in entries:
-        if e["row"].get("_stub"):
-            row = rows.get(e["row"]["id"])
+        stub = e["row"]
+        if stub.get("_stub"):
+            row = rows.get(stub["id"])
             if row is None:
                 continue
-            e = dict(e, row=dict(row, _distance=e["row"]["_distance"]))
+            e = dict(e, row=row | {k: stub[k] for k in ("_distance", "_score") if k in stub})
         out.append(e)
     return out
 

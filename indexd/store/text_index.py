@@ -12,11 +12,18 @@ vectors were being filled in), and it answers in about a millisecond.
 Stored fields carry what a search hit shows, so a keyword answer needs no
 table scan; bodies are kept only as a head for snippets (a code symbol's body
 is indexed, below its name and doc, but not stored).
+
+Ranking a pool needs only a few short fields per row (names, kind, path), and
+fetching a stored document cost 11 us (2.2 of a 3.7 ms keyword leg for a pool
+of 200): those fields are also kept in memory, under a ``slot`` number that a
+fast field gives each document, and a search returns stubs whose stored rows
+are fetched only for the hits an answer shows (``query/hybrid._hydrate``).
 """
 
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 from typing import Iterable
 
@@ -42,6 +49,9 @@ RAW_FIELDS = ("id", "realm", "repo", "kind", "lang", "file_key", "repo_name", "n
 RAW_STORED = RAW_FIELDS[:5]
 STORED = ("path", "name", "qualname", "signature", "doc", "summary", "summary_source", "body")
 INT_FIELDS = ("start_line", "end_line")
+# What ranking reads of every pool row (query/ranking.py, query/search.py):
+# kept in memory per slot, so the pool costs no stored-document fetch.
+RANKED = ("id", "realm", "repo", "kind", "path", "name", "qualname")
 BODY_HEAD = 400       # snippets show a section's first non-empty line
 INDEX_BODY_KINDS = ("section", "file", "key")   # sections' snippets come from the body
 COLUMNS = ["id", "file_key", "realm", "repo", "repo_name", "path", "lang", "kind", "name",
@@ -73,7 +83,18 @@ def _schema():
         b.add_text_field(f"s_{name}", stored=True, tokenizer_name="raw", index_option="basic")
     for name in INT_FIELDS:
         b.add_integer_field(name, stored=True)
+    b.add_integer_field("slot", fast=True)   # this document's key in TextIndex._ranked
     return b.build()
+
+
+def _ranked(row: dict) -> tuple:
+    """The row's RANKED fields, repeated strings shared (many rows per file, many
+    methods named ``__init__``): 7 MB for the stdlib's 21k entries, 8 without."""
+    name = sys.intern(row.get("name") or "")
+    qual = row.get("qualname") or ""
+    return (row.get("id") or "", sys.intern(row.get("realm") or ""),
+            sys.intern(row.get("repo") or ""), sys.intern(row.get("kind") or ""),
+            sys.intern(row.get("path") or ""), name, name if qual == name else qual)
 
 
 def _doc_fields(row: dict) -> dict:
@@ -116,6 +137,17 @@ class TextIndex:
         self.boosts = dict(boosts or DEFAULT_BOOSTS)
         self.ready = False
         self.docs = 0
+        # slot -> RANKED fields of the document holding it; file_key -> slots.
+        # A slot is never reused, so what it maps to never changes: a searcher
+        # older than a delete may miss one (it then fetches the document).
+        self._ranked: dict[int, tuple] = {}
+        self._slots: dict[str, list[int]] = {}
+        self._next_slot = 0
+
+    @property
+    def ranked(self) -> int:
+        """Documents whose ranked fields are in memory (``docs`` when in step)."""
+        return len(self._ranked)
 
     # -- writes (called under the store's writer lock) -----------------------
     def build(self, batches: Iterable[list[dict]]) -> int:
@@ -126,9 +158,11 @@ class TextIndex:
             # annotation, a summary) was stored before the scan below reads
             # the table: the scan has it, a second document would duplicate it.
             self._writer.delete_all_documents()
+            self._ranked.clear()
+            self._slots.clear()
             for rows in batches:
                 for row in rows:
-                    self._writer.add_document(self._tantivy.Document(**_doc_fields(row)))
+                    self._add(row)
                     n += 1
             self._commit()
             self.ready = True
@@ -140,27 +174,52 @@ class TextIndex:
         with self._lock:
             for key in file_keys:
                 self._writer.delete_documents_by_term("file_key", key)
+                self._forget_file(key)
             for row in rows:
-                self._writer.add_document(self._tantivy.Document(**_doc_fields(row)))
+                self._add(row)
             self._commit()
 
     def upsert(self, rows: list[dict]) -> None:
         with self._lock:
             for row in rows:
                 self._writer.delete_documents_by_term("id", row["id"])
-                self._writer.add_document(self._tantivy.Document(**_doc_fields(row)))
+                self._forget_id(row.get("file_key") or "", row["id"])
+                self._add(row)
             self._commit()
 
     def delete_files(self, file_keys: list[str]) -> None:
         with self._lock:
             for key in file_keys:
                 self._writer.delete_documents_by_term("file_key", key)
+                self._forget_file(key)
             self._commit()
 
     def delete_repo(self, realm: str, repo: str) -> None:
         with self._lock:
             self._writer.delete_documents_by_query(self._and_terms({"realm": realm, "repo": repo}))
+            gone = {s for s, r in self._ranked.items() if r[1] == realm and r[2] == repo}
+            for slot in gone:
+                del self._ranked[slot]
+            self._slots = {k: kept for k, v in self._slots.items()
+                           if (kept := [s for s in v if s not in gone])}
             self._commit()
+
+    def _add(self, row: dict) -> None:
+        slot = self._next_slot
+        self._next_slot += 1
+        self._writer.add_document(self._tantivy.Document(**_doc_fields(row), slot=slot))
+        self._ranked[slot] = _ranked(row)
+        self._slots.setdefault(row.get("file_key") or "", []).append(slot)
+
+    def _forget_file(self, key: str) -> None:
+        for slot in self._slots.pop(key, ()):
+            self._ranked.pop(slot, None)
+
+    def _forget_id(self, key: str, entry_id: str) -> None:
+        slots = self._slots.get(key, [])
+        for slot in [s for s in slots if self._ranked.get(s, ("",))[0] == entry_id]:
+            slots.remove(slot)
+            self._ranked.pop(slot, None)
 
     def _commit(self) -> None:
         self._writer.commit()
@@ -176,7 +235,8 @@ class TextIndex:
 
     def search(self, words: list[str], filters: dict[str, list[str]], limit: int,
                boosts: dict | None = None) -> list[dict]:
-        """Rows (with ``_score``) for words in any field, best first."""
+        """Stub rows (RANKED fields and ``_score``; ``rows_by_id`` has the rest)
+        for words in any field, best first."""
         text = " ".join(w for w in words if w.isalnum() or "_" in w)
         if not text.strip():
             return []
@@ -186,17 +246,17 @@ class TextIndex:
             query, _errors = self.index.parse_query_lenient(text, fields, field_boosts=boosts)
         except ValueError:
             return []
-        return self._run(self._filtered(query, filters), limit)
+        return self._run(self._filtered(query, filters), limit, stubs=True)
 
     def exact(self, names: list[str], filters: dict[str, list[str]], limit: int) -> list[dict]:
-        """Rows whose lower-cased name or qualified name is one of ``names``."""
+        """Stub rows whose lower-cased name or qualified name is one of ``names``."""
         q = self._tantivy.Query
         Occur = self._tantivy.Occur
         clauses = [(Occur.Should, q.term_query(self.schema, field, n))
                    for n in names for field in ("name_lc", "qualname_lc", "module_lc")]
         if not clauses:
             return []
-        return self._run(self._filtered(q.boolean_query(clauses), filters), limit)
+        return self._run(self._filtered(q.boolean_query(clauses), filters), limit, stubs=True)
 
     def rows_by_id(self, ids: list[str]) -> dict[str, dict]:
         """The stored rows of these entry ids (the vector leg's hits)."""
@@ -218,15 +278,26 @@ class TextIndex:
             clauses.append((Occur.Must, q.boolean_query(options)))
         return q.boolean_query(clauses) if len(clauses) > 1 else query
 
-    def _run(self, query, limit: int) -> list[dict]:
+    def _run(self, query, limit: int, stubs: bool = False) -> list[dict]:
         searcher = self.index.searcher()
+        hits = searcher.search(query, limit, count=False).hits
+        slots = (searcher.fast_field_values("slot", [a for _, a in hits]) if stubs
+                 else [None] * len(hits))
         out = []
-        for score, address in searcher.search(query, limit).hits:
-            doc = searcher.doc(address)
-            row = {key: doc.get_first(f"s_{key}") or "" for key in STORED}
-            row.update({key: doc.get_first(key) or "" for key in RAW_STORED})
-            row["start_line"] = doc.get_first("start_line")
-            row["end_line"] = doc.get_first("end_line")
+        for (score, address), slot in zip(hits, slots):
+            ranked = self._ranked.get(slot) if slot is not None else None
+            if ranked is not None:
+                row = dict(zip(RANKED, ranked), _stub=True)
+            else:
+                row = _stored_row(searcher.doc(address))
             row["_score"] = float(score)
             out.append(row)
         return out
+
+
+def _stored_row(doc) -> dict:
+    row = {key: doc.get_first(f"s_{key}") or "" for key in STORED}
+    row.update({key: doc.get_first(key) or "" for key in RAW_STORED})
+    row["start_line"] = doc.get_first("start_line")
+    row["end_line"] = doc.get_first("end_line")
+    return row

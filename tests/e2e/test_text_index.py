@@ -24,8 +24,10 @@ def _entries():
 
 
 def _in_step(d):
-    status = d.call("status")
-    return status["keyword_index"]["hot"] and status["keyword_index"]["docs"] == _entries()
+    # ``ranked``: the rows whose ranking fields the index keeps in memory (what a
+    # pool is ranked by before any stored row is fetched): one per document.
+    index = d.call("status")["keyword_index"]
+    return index["hot"] and index["docs"] == index["ranked"] == _entries()
 
 
 def test_hot_index_follows_edit_rename_delete_and_realm_removal(git_repo, daemon):
@@ -49,8 +51,37 @@ def test_hot_index_follows_edit_rename_delete_and_realm_removal(git_repo, daemon
 
     run_cli("realm", "remove", "work", git_repo.path, check=True)
     wait_until(lambda: not _found(d, "okapi reader"), timeout=60, what="realm rows gone")
-    wait_until(lambda: d.call("status")["keyword_index"]["docs"] == _entries() == 0, timeout=60,
-               what="no document left")
+    wait_until(lambda: _in_step(d) and _entries() == 0, timeout=60, what="no document left")
+
+
+def test_ranking_fields_in_memory_follow_renames_and_annotations(git_repo, daemon):
+    """A pool is ranked by the names, kinds and paths the index keeps in memory
+    and only the hits shown are read from its stored rows: after a rename, an
+    exact-name query ranks by the new name, and an annotation (an update in
+    place, not a save) shows in the hit while the memory stays one row per
+    document."""
+    git_repo.write("app.py", "def gnu_loader():\n    pass\n\n\ndef gnu_loader_helper():\n    pass\n")
+    git_repo.commit()
+    settings_with_realm("work", git_repo.path)
+    d = daemon()
+    d.call("status", sync=True)   # the store's tables exist before _entries reads them
+    wait_until(lambda: _in_step(d), timeout=60, what="hot index built")
+
+    def ranked(query):
+        res = d.call("search", query=query, mode="keyword", sync=True, timeout=20)
+        return [(h["symbol"], h["snippet"]) for h in res["results"] if h["kind"] != "file"]
+
+    assert ranked("gnu_loader")[0] == ("gnu_loader", "def gnu_loader()")
+    git_repo.write("app.py", "def gnu_reader(path):\n    pass\n\n\ndef gnu_loader_helper():\n    pass\n")
+    assert ranked("gnu_reader")[0] == ("gnu_reader", "def gnu_reader(path)")
+    after = [s for s, _ in ranked("gnu_loader")]
+    assert "gnu_loader" not in after and "gnu_loader_helper" in after
+    wait_until(lambda: _in_step(d), timeout=30, what="in step after a rename")
+
+    d.call("annotate", target=f"{git_repo.path / 'app.py'}::gnu_reader", text="Reads gnu herds.")
+    hits = d.call("search", query="gnu herds", mode="keyword")["results"]
+    assert hits[0]["symbol"] == "gnu_reader" and hits[0]["summary"] == "Reads gnu herds."
+    wait_until(lambda: _in_step(d), timeout=30, what="in step after an annotation")
 
 
 def test_filters_and_path_globs_answer_the_same_from_memory_and_the_table(git_repo, daemon):
