@@ -30,7 +30,7 @@ from .config import Settings, load_settings
 from .model import file_key
 from .errors import IndexNotReady, ModelUnavailable, describe_store_error
 from .pipeline import Indexer
-from .query.search import keyword_search
+from .query.search import in_memory, keyword_search
 from .annotations import Annotations
 from .batch_timing import BatchTiming, with_embedded
 from .enrich.worker import PENDING_TTL_S, Enricher
@@ -560,7 +560,11 @@ class Engine:
                 f"search mode {mode!r} needs the embedding model, which is "
                 + (f"unavailable: {self.enrich.embed_error}" if self.enrich.embed_error
                    else "still loading"), {"embed_model": self.settings.embed_model})
-        if mode == "keyword":
+        if mode == "keyword" and in_memory(self.store, req):
+            # The hot index answers in about 2 ms: a worker thread would add
+            # two wake-ups (there and back), 3 ms on a loaded machine.
+            result = keyword_search(self.store, replace(req, mode=mode))
+        elif mode == "keyword":
             result = await asyncio.to_thread(keyword_search, self.store, replace(req, mode=mode))
         else:
             from .query.hybrid import fused_search

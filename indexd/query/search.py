@@ -173,6 +173,11 @@ def _hot_index(store, req: SearchRequest):
     return (index, filters) if filters is not None else (None, None)
 
 
+def in_memory(store, req: SearchRequest) -> bool:
+    """A keyword answer needs nothing but the hot index: no table, no file read."""
+    return _hot_index(store, req)[0] is not None and not req.context
+
+
 def keyword_rows(store, req: SearchRequest, fetch: int,
                  params: RankParams = DEFAULT_PARAMS) -> tuple[list[dict], list[str]]:
     terms = query_terms(req.query)
