@@ -247,3 +247,30 @@ def test_the_fallback_follows_package_imports_and_conftests_offline(git_repo):
     assert sorted(answer["fallback"]["files"]) == ["tests/test_compat.py", "tests/test_plain.py"]
     assert sorted(paths(answer)) == ["tests/test_compat.py", "tests/test_plain.py"]
     assert all(t["fallback"] for t in answer["tests"])
+
+
+LAZY_PY = ("class Lazy:\n    def __init__(self, inner):\n        self._inner = inner\n\n"
+           "    def __getattr__(self, name):\n        return getattr(self._inner, name)\n")
+
+
+def test_a_dunder_no_edge_reaches_is_never_untested_offline(git_repo):
+    """click's `LazyFile.__getattr__` / `_FixupStream.__getattr__`: the interpreter calls
+    them (an attribute read on an untyped value; io.TextIOWrapper's C code), which no
+    edge records, so no path read as untested, so safe, while three test files failed."""
+    for rel, text in (("pkg/__init__.py", ""), ("pkg/lazy.py", LAZY_PY),
+                      ("pkg/use.py", "from pkg.lazy import Lazy\n\n\ndef shout(f):\n"
+                                     "    return f.upper()\n\n\ndef run(x):\n"
+                                     "    return shout(Lazy(x))\n"),
+                      ("tests/test_use.py", "from pkg.use import run\n\n\ndef test_it():\n"
+                                            "    assert run('ab') == 'AB'\n")):
+        git_repo.write(rel, text)
+    git_repo.commit("v1")
+    settings_with_realm("work", git_repo.path)
+    git_repo.write("pkg/lazy.py", LAZY_PY.replace("return getattr(self._inner, name)",
+                                                  "raise RuntimeError(name)"))
+    run_cli("index", "--json", tool="indexd", check=True)
+    answer = json.loads(affected_cli(git_repo.path, "--json").stdout)
+    assert [(c["symbol"], c["tested"]) for c in answer["changed"]] == [
+        ("Lazy.__getattr__", "unknown")]
+    assert answer["safe"] is False and answer["untested"] == []
+    assert "tests/test_use.py" in paths(answer)
