@@ -77,6 +77,48 @@ def _query(language: str):
     return tree_sitter.Query(grammar(language), query_source(language))
 
 
+@lru_cache(maxsize=None)
+def _compiled(language: str):
+    """The query as extract_code runs it, and per pattern index the reference
+    kind its matches stand for (None: read the roles from the captures).
+
+    A pattern whose only role capture is one ``@reference.<kind>`` on exactly
+    one node needs no capture to say its kind: the pattern index does. Those
+    captures are disabled, so no match builds the Node, the list and the name
+    string for a node nothing reads (a third of the objects of a Python
+    query's matches). A role capture some other pattern still needs stays."""
+    import tree_sitter
+
+    query = tree_sitter.Query(grammar(language), query_source(language))
+    roles = [_role(query.capture_name(c)) for c in range(query.capture_count)]
+    in_pattern = [[_quantifier(query, p, c) for c in range(query.capture_count)]
+                  for p in range(query.pattern_count)]
+    single: list[int | None] = []   # per pattern: its one reference capture, if it has one
+    for quantifiers in in_pattern:
+        mine = [c for c, q in enumerate(quantifiers) if q is not None and roles[c] is not None]
+        single.append(mine[0] if len(mine) == 1 and roles[mine[0]][0] == REF
+                      and quantifiers[mine[0]] == "" else None)
+    needed = {c for p, quantifiers in enumerate(in_pattern) for c, q in enumerate(quantifiers)
+              if q is not None and roles[c] is not None and single[p] != c}
+    kinds = []
+    for c in single:
+        if c is None or c in needed:
+            kinds.append(None)
+            continue
+        query.disable_capture(query.capture_name(c))
+        kinds.append(roles[c][1])
+    return query, tuple(kinds)
+
+
+def _quantifier(query, pattern: int, capture: int) -> str | None:
+    """How often ``capture`` occurs in ``pattern`` ('' once, '?', '*', '+');
+    None where it does not (the binding raises for a zero quantifier)."""
+    try:
+        return query.capture_quantifier(pattern, capture)
+    except SystemError:
+        return None
+
+
 def query_source(language: str) -> str:
     """``<lang>.scm`` (symbols) plus ``<lang>.refs.scm`` (references) if present."""
     files = resources.files(__package__) / "queries"
@@ -132,7 +174,8 @@ def extract_code(language: str, text: str, deadline: Deadline = NO_DEADLINE) -> 
     # pointer to a stack-local options struct and crashes once a match is found.
     # The query is bounded by querying wide error nodes piecewise instead, with
     # the deadline checked between pieces.
-    cursor = tree_sitter.QueryCursor(_query(language))
+    query, ref_kinds = _compiled(language)
+    cursor = tree_sitter.QueryCursor(query)
     matches = []
     for k, node in enumerate(_query_roots(tree.root_node, deadline)):
         matches.extend(cursor.matches(node))
@@ -140,7 +183,7 @@ def extract_code(language: str, text: str, deadline: Deadline = NO_DEADLINE) -> 
     CLOCK["tree_sitter"] += parsed - started
     CLOCK["query"] += time.thread_time() - parsed
     deadline.check()
-    defs, refs = _collect(matches, data, deadline)
+    defs, refs = _collect(matches, data, deadline, ref_kinds)
     entries = _build_entries(defs, data, deadline)
     references = _build_references(refs, entries, data, deadline)
     error = _syntax_error(tree.root_node)
@@ -209,15 +252,24 @@ def _role(cap: str) -> tuple[int, str] | None:
     return role
 
 
-def _collect(matches, data: bytes, deadline: Deadline):
+def _collect(matches, data: bytes, deadline: Deadline, ref_kinds=()):
+    """``ref_kinds``: per pattern index, the reference kind of a pattern whose
+    role capture is disabled (see _compiled), else None."""
     defs: dict[int, _Def] = {}
     refs: list[tuple[str, object, object]] = []
     roles = _ROLES
-    for k, (_pattern, caps) in enumerate(matches):
+    fixed = len(ref_kinds)
+    for k, (pattern, caps) in enumerate(matches):
         if k % CHECK_EVERY == 0:
             deadline.check()
         names = caps.get("name")
         if not names:   # every definition and reference pattern captures a @name
+            continue
+        kind = ref_kinds[pattern] if pattern < fixed else None
+        if kind is not None:
+            module = caps.get("module")
+            module = module[0] if module else None
+            refs.extend((kind, name, module) for name in names)
             continue
         for cap, nodes in caps.items():
             role = roles[cap] if cap in roles else _role(cap)

@@ -206,10 +206,29 @@
   (#eq? @name "next")) @reference.builtin_of
 ;   a comprehension's first `for ... in r` (r is evaluated outside it; the later
 ;   clauses iterate the comprehension's own names): as the for statement
-(_ body: (_) . (for_in_clause "for" @name
-  right: [(identifier) (attribute) (call)] @module)) @reference.iterates
-(_ body: (_) . (for_in_clause "async" @name
-  right: [(identifier) (attribute) (call)] @module)) @reference.iterates
+;   (the four comprehension types are named, not `(_ body: ...)`: a wildcard root
+;   starts a match at every node of the tree; the two cost 0.21 of the whole query's
+;   0.75 CPU s on 299 stdlib files, bench/query_cost.py)
+[
+  (list_comprehension body: (_) . (for_in_clause "for" @name
+    right: [(identifier) (attribute) (call)] @module))
+  (set_comprehension body: (_) . (for_in_clause "for" @name
+    right: [(identifier) (attribute) (call)] @module))
+  (dictionary_comprehension body: (_) . (for_in_clause "for" @name
+    right: [(identifier) (attribute) (call)] @module))
+  (generator_expression body: (_) . (for_in_clause "for" @name
+    right: [(identifier) (attribute) (call)] @module))
+] @reference.iterates
+[
+  (list_comprehension body: (_) . (for_in_clause "async" @name
+    right: [(identifier) (attribute) (call)] @module))
+  (set_comprehension body: (_) . (for_in_clause "async" @name
+    right: [(identifier) (attribute) (call)] @module))
+  (dictionary_comprehension body: (_) . (for_in_clause "async" @name
+    right: [(identifier) (attribute) (call)] @module))
+  (generator_expression body: (_) . (for_in_clause "async" @name
+    right: [(identifier) (attribute) (call)] @module))
+] @reference.iterates
 ;   reference.attr_store  `r.name = v`, @module = r: runs __setattr__, not __getattr__
 (assignment left: (attribute object: [(identifier) (attribute)] @module
   attribute: (identifier) @name)) @reference.attr_store
