@@ -49,6 +49,18 @@ def paths(answer: dict) -> list[str]:
     return [t["path"] for t in answer["tests"]]
 
 
+def affected_after_edit(git_repo, files: dict[str, str], rel: str, old: str, new: str) -> dict:
+    """Commit ``files``, replace ``old`` by ``new`` in ``rel`` (uncommitted), index
+    offline and return `tests affected --json` for the working tree."""
+    for path, text in files.items():
+        git_repo.write(path, text)
+    git_repo.commit("v1")
+    settings_with_realm("work", git_repo.path)
+    git_repo.write(rel, files[rel].replace(old, new))
+    run_cli("index", "--json", tool="indexd", check=True)
+    return json.loads(affected_cli(git_repo.path, "--json").stdout)
+
+
 def test_changed_function_selects_its_test_with_evidence_daemon(git_repo, daemon):
     make_package(git_repo)
     settings_with_realm("work", git_repo.path)
@@ -210,16 +222,11 @@ def test_own_method_on_an_untyped_receiver_is_not_safe_offline(git_repo):
     """attrs' `Attribute._setattrs`: reached only by `new._setattrs()` in its own file on
     an untyped receiver (no edge), it was called untested, so safe, while every test
     importing attr failed."""
-    for rel, text in (("pkg/__init__.py", "from pkg import models\n"), ("pkg/box.py", BOX_PY),
-                      ("pkg/models.py", "from pkg.box import Box\n\nB = Box().evolve(Box())\n"),
-                      ("tests/test_pkg.py", "import pkg\n\n\ndef test_it():\n"
-                                            "    assert pkg.models.B\n")):
-        git_repo.write(rel, text)
-    git_repo.commit("v1")
-    settings_with_realm("work", git_repo.path)
-    git_repo.write("pkg/box.py", BOX_PY.replace("return 1", "raise RuntimeError"))
-    run_cli("index", "--json", tool="indexd", check=True)
-    answer = json.loads(affected_cli(git_repo.path, "--json").stdout)
+    answer = affected_after_edit(git_repo, {
+        "pkg/__init__.py": "from pkg import models\n", "pkg/box.py": BOX_PY,
+        "pkg/models.py": "from pkg.box import Box\n\nB = Box().evolve(Box())\n",
+        "tests/test_pkg.py": "import pkg\n\n\ndef test_it():\n    assert pkg.models.B\n"},
+        "pkg/box.py", "return 1", "raise RuntimeError")
     assert [(c["symbol"], c["tested"]) for c in answer["changed"]] == [("Box._fill", "unknown")]
     assert answer["safe"] is False and answer["untested"] == []
     assert "cannot tell" in answer["fallback"]["reason"]
@@ -231,18 +238,13 @@ def test_the_fallback_follows_package_imports_and_conftests_offline(git_repo):
     root conftest.py's `from attr._compat import ...` breaks every test, but the
     fallback followed `imports` edges only: `_setattrs`'s answer left out test_config.py
     and test_pyright.py, which failed with it."""
-    for rel, text in (("pkg/__init__.py", "from pkg import box\n"), ("pkg/box.py", BOX_PY),
-                      ("pkg/_compat.py", "FLAG = True\n"),
-                      ("conftest.py", "from pkg._compat import FLAG\n"),
-                      ("tests/test_compat.py", "from pkg import _compat\n\n\n"
-                                               "def test_flag():\n    assert _compat.FLAG\n"),
-                      ("tests/test_plain.py", "def test_plain():\n    assert True\n")):
-        git_repo.write(rel, text)
-    git_repo.commit("v1")
-    settings_with_realm("work", git_repo.path)
-    git_repo.write("pkg/box.py", BOX_PY.replace("return 1", "raise RuntimeError"))
-    run_cli("index", "--json", tool="indexd", check=True)
-    answer = json.loads(affected_cli(git_repo.path, "--json").stdout)
+    answer = affected_after_edit(git_repo, {
+        "pkg/__init__.py": "from pkg import box\n", "pkg/box.py": BOX_PY,
+        "pkg/_compat.py": "FLAG = True\n", "conftest.py": "from pkg._compat import FLAG\n",
+        "tests/test_compat.py": "from pkg import _compat\n\n\ndef test_flag():\n"
+                                "    assert _compat.FLAG\n",
+        "tests/test_plain.py": "def test_plain():\n    assert True\n"},
+        "pkg/box.py", "return 1", "raise RuntimeError")
     assert answer["safe"] is False, answer["changed"]
     assert sorted(answer["fallback"]["files"]) == ["tests/test_compat.py", "tests/test_plain.py"]
     assert sorted(paths(answer)) == ["tests/test_compat.py", "tests/test_plain.py"]
@@ -257,19 +259,13 @@ def test_a_dunder_no_edge_reaches_is_never_untested_offline(git_repo):
     """click's `LazyFile.__getattr__` / `_FixupStream.__getattr__`: the interpreter calls
     them (an attribute read on an untyped value; io.TextIOWrapper's C code), which no
     edge records, so no path read as untested, so safe, while three test files failed."""
-    for rel, text in (("pkg/__init__.py", ""), ("pkg/lazy.py", LAZY_PY),
-                      ("pkg/use.py", "from pkg.lazy import Lazy\n\n\ndef shout(f):\n"
-                                     "    return f.upper()\n\n\ndef run(x):\n"
-                                     "    return shout(Lazy(x))\n"),
-                      ("tests/test_use.py", "from pkg.use import run\n\n\ndef test_it():\n"
-                                            "    assert run('ab') == 'AB'\n")):
-        git_repo.write(rel, text)
-    git_repo.commit("v1")
-    settings_with_realm("work", git_repo.path)
-    git_repo.write("pkg/lazy.py", LAZY_PY.replace("return getattr(self._inner, name)",
-                                                  "raise RuntimeError(name)"))
-    run_cli("index", "--json", tool="indexd", check=True)
-    answer = json.loads(affected_cli(git_repo.path, "--json").stdout)
+    answer = affected_after_edit(git_repo, {
+        "pkg/__init__.py": "", "pkg/lazy.py": LAZY_PY,
+        "pkg/use.py": "from pkg.lazy import Lazy\n\n\ndef shout(f):\n    return f.upper()\n\n\n"
+                      "def run(x):\n    return shout(Lazy(x))\n",
+        "tests/test_use.py": "from pkg.use import run\n\n\ndef test_it():\n"
+                             "    assert run('ab') == 'AB'\n"},
+        "pkg/lazy.py", "return getattr(self._inner, name)", "raise RuntimeError(name)")
     assert [(c["symbol"], c["tested"]) for c in answer["changed"]] == [
         ("Lazy.__getattr__", "unknown")]
     assert answer["safe"] is False and answer["untested"] == []
