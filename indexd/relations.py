@@ -21,7 +21,7 @@ from .errors import IndexNotReady, InvalidParams, RealmError
 from .graph.cochange import co_change_edges
 from .graph.coverage import CoverageIndex, merge_tests, observed_tests
 from .graph.graph import Graph
-from .graph.impact import any_truncated, bounded
+from .graph.impact import Visit, any_truncated, bounded
 from .graph.loader import load_facts, load_file_facts
 from .memory import trim
 
@@ -164,6 +164,18 @@ class Relations:
         if "references" in kinds and "calls" not in kinds:
             kinds = [*kinds, "calls"]
         return list(kinds)
+
+    def tests_importing(self, target: str) -> dict:
+        """Test file node -> Visit for every test importing ``target`` (a module)
+        transitively, through a package or below a conftest.py that does
+        (Graph.tests_importing); {} when the graph no longer knows the target."""
+        graph = self._ready()   # outside the lock, which a rebuild needs to publish
+        with self.lock:
+            try:
+                nodes = graph.resolve_target(target)
+            except KeyError:   # the graph was replaced meanwhile
+                return {}
+            return graph.tests_importing({n: Visit(0, 1.0) for n in nodes if n[3] is None}).tests
 
     def impact(self, target: str, **kw) -> dict:
         """The graph's impact (with the tests coverage saw run the target first), its

@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 
 from .errors import InvalidParams, RealmError
-from .graph.impact import Visit, bounded, item
+from .graph.impact import bounded, item
 from .graph.model import node_label
 from .graph.test_select import add_fallback, ranked, select_tests
 
@@ -128,19 +128,13 @@ def _import_impacts(rel, modules, pending, doubts) -> list[tuple[str, dict]]:
 
 def _also_importing(rel, repo: str, path: str, listed: list[dict]) -> list[dict]:
     """The test files the imports-only walk left out that break with the module all the
-    same (Graph.tests_importing): through a package (``from attr import _config`` runs
+    same (Relations.tests_importing): through a package (``from attr import _config`` runs
     attr/__init__.py, which imports the module) or below a conftest.py importing it
     (pytest imports it first: attrs' root conftest.py imports attr._compat). Missing
     them, attrs' ``Attribute._setattrs`` fallback left out two of its failing files."""
-    graph = rel._ready()   # outside the lock, which a rebuild needs to publish
-    with rel.lock:
-        try:
-            nodes = graph.resolve_target(f"{repo}/{path}")
-        except KeyError:   # the graph was replaced meanwhile: the imports-only answer
-            return []
-        found = graph.tests_importing({n: Visit(0, 1.0) for n in nodes if n[3] is None})
+    found = rel.tests_importing(f"{repo}/{path}")
     seen = {(t["repo"], t["path"]) for t in listed}
-    return [item(n, v, 0.0, "file") for n, v in sorted(found.tests.items())
+    return [item(n, v, 0.0, "file") for n, v in sorted(found.items())
             if (n[1], n[2]) not in seen]
 
 
