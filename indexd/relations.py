@@ -177,6 +177,16 @@ class Relations:
                 return {}
             return graph.tests_importing({n: Visit(0, 1.0) for n in nodes if n[3] is None}).tests
 
+    def called_base_method(self, target: str) -> str | None:
+        """Graph.called_base_method under the lock; None when the graph no longer knows
+        the target."""
+        graph = self._ready()
+        with self.lock:
+            try:
+                return graph.called_base_method(target)
+            except KeyError:
+                return None
+
     def impact(self, target: str, **kw) -> dict:
         """The graph's impact (with the tests coverage saw run the target first), its
         files' summaries and its edges in words (descriptions.py)."""

@@ -99,7 +99,10 @@ def _impacts(rel, repo, since, changed, depth, pending,
     out, gone = [], []
     for ch in changed:
         try:
-            out.append((ch, rel.impact(_target(ch), depth=depth, pending=pending, limit=None)))
+            result = rel.impact(_target(ch), depth=depth, pending=pending, limit=None)
+            if ch.get("symbol"):
+                result["overrides_called"] = rel.called_base_method(_target(ch))
+            out.append((ch, result))
         except RealmError:
             if ch["change"] in ("deleted", "renamed") and repo is not None:
                 gone.append(ch)

@@ -399,6 +399,17 @@ def _walk_bases(index, f, scope: Scope, cls: str, name: str, skip_own: bool) -> 
     return []
 
 
+def overridden_method(index, f, qualname: str) -> tuple | None:
+    """(repo, path, qualname) of the base-class method that ``qualname`` (``Cls.m``,
+    defined in ``f``) overrides, found along the bases as ``self.m()`` resolves them;
+    None when it overrides nothing the realm defines."""
+    cls, _, name = qualname.rpartition(".")
+    if not cls or cls not in _class_quals(index, f):
+        return None
+    hits = _walk_bases(index, f, _other_scope(index, f), cls, name, skip_own=True)
+    return hits[0] if hits else None
+
+
 def _overrides(index, f, cls: str, name: str) -> list[tuple]:
     """``name`` defined by subclasses of ``f``'s class ``cls``, anywhere in the realm:
     what ``self.name()`` in ``cls`` runs on their instances (class hierarchy analysis).

@@ -23,10 +23,10 @@ from contextlib import contextmanager
 
 from . import export as _export
 from .edge_cache import EdgeListCache
-from .edges import FileResult, file_edges
+from .edges import FileResult, file_edges, overridden_method
 from .impact import TESTS_HOW, any_truncated, bounded, combined, item, rank, tests_walk, walk
 from .import_time import CALL_KINDS, import_time_tests, importing_tests
-from .model import Edge, FileFacts, is_test_path, repo_name
+from .model import Edge, FileFacts, is_test_path, node_label, repo_name
 from .packed import Packed
 from .resolve import RealmIndex
 
@@ -405,6 +405,19 @@ class Graph:
                 "complete": complete, "incomplete_reason": reason, **out,
                 "limit": limit, "truncated": any_truncated(out), "walk": w.summary(),
                 "tests_walk": None if deep is None else deep.summary()}
+
+    def called_base_method(self, target: str) -> str | None:
+        """The called base-class method ``target`` (a Python method) overrides, as a
+        label: a call through a receiver typed as the base lands on the base's method,
+        and may run this override, which no edge says. None: no such method."""
+        for realm, repo, path, symbol in self.resolve_target(target):
+            f = self.facts[(realm, repo, path)]
+            if not symbol or f.lang != "python":
+                continue
+            base = overridden_method(self.indexes[realm], f, symbol)
+            if base is not None and self._incoming((realm, *base)):
+                return node_label(*base)
+        return None
 
     def _bucket(self, key: tuple) -> str:
         """The impact list a file's nodes go in."""

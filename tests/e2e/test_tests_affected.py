@@ -270,3 +270,24 @@ def test_a_dunder_no_edge_reaches_is_never_untested_offline(git_repo):
         ("Lazy.__getattr__", "unknown")]
     assert answer["safe"] is False and answer["untested"] == []
     assert "tests/test_use.py" in paths(answer)
+
+
+TYPES_PY = ("class Param:\n    def complete(self, x):\n        return []\n\n\n"
+            "class Path(Param):\n    def complete(self, x):\n        return [x]\n")
+
+
+def test_an_override_of_a_called_base_method_is_never_untested_offline(git_repo):
+    """click's `Path.shell_complete`: called as `self.type.shell_complete(...)` on a value
+    annotated `ParamType`, its base, so the edge lands on the base method; the override
+    said untested, so safe, while test_shell_completion.py failed."""
+    answer = affected_after_edit(git_repo, {
+        "pkg/__init__.py": "", "pkg/types.py": TYPES_PY,
+        "pkg/use.py": "from pkg.types import Param\n\n\ndef run(p: Param, x):\n"
+                      "    return p.complete(x)\n",
+        "tests/test_use.py": "from pkg.types import Path\nfrom pkg.use import run\n\n\n"
+                             "def test_it():\n    assert run(Path(), 'a') == ['a']\n"},
+        "pkg/types.py", "return [x]", "raise RuntimeError(x)")
+    assert [(c["symbol"], c["tested"]) for c in answer["changed"]] == [("Path.complete", "unknown")]
+    assert answer["changed"][0]["overrides"].endswith("pkg/types.py::Param.complete")
+    assert answer["safe"] is False
+    assert "tests/test_use.py" in paths(answer)
