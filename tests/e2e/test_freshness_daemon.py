@@ -106,7 +106,11 @@ def test_a_saved_file_replaces_its_links_through_the_key_indexes(git_repo, daemo
     git_repo.write("app.py", "import json\n\n\ndef existing_handler():\n    return json.dumps(1)\n")
     wait_until(lambda: "json" in _link_targets(store, "app.py"), timeout=30, what="the second save")
     assert "os" not in _link_targets(store, "app.py")      # the old rows are gone, not shadowed
-    assert store.count("entries", "path = 'app.py'") == 2   # file + function, once each
+    # file + function, once each. Waited for: the daemon's enrich thread then stores the
+    # saved file's vectors as a delete-then-add of its entries, and this reader, another
+    # process, can see the table between the two commits (store/lance.py; CI saw 0 once)
+    wait_until(lambda: store.count("entries", "path = 'app.py'") == 2, timeout=30,
+               what="app.py's entries, once each")
 
 
 def _link_targets(store, path: str) -> set[str]:
