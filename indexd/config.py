@@ -84,8 +84,9 @@ class Settings:
     # model loads, else half of them (enrich/embedder.py, docs/decisions.md).
     embed_threads: int = 0
     # The embedding thread's nice value above the daemon's (Linux; enrich/priority.py):
-    # a save's parse and write run ahead of the model. 0 = the same priority.
-    embed_nice: int = 10
+    # a save's parse and write run ahead of the model. Off by default: that thread also
+    # commits vectors under the store's write lock (docs/decisions.md).
+    embed_nice: int = 0
     summarize: str = "docstring"                     # off | docstring | llm
     ollama_url: str = "http://127.0.0.1:11434"
     ollama_model: str = ""

@@ -74,5 +74,6 @@ def test_embed_nice_out_of_range_is_a_config_error(value, tmp_path):
         load_settings(env={"INDEXD_HOME": str(tmp_path), "INDEXD_EMBED_NICE": value})
 
 
-def test_embed_nice_defaults_to_ten(tmp_path):
-    assert load_settings(env={"INDEXD_HOME": str(tmp_path)}).embed_nice == 10
+def test_embed_nice_is_off_by_default(tmp_path):
+    # the enrich thread commits vectors under the store's write lock (docs/decisions.md)
+    assert load_settings(env={"INDEXD_HOME": str(tmp_path)}).embed_nice == 0
