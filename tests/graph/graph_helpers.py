@@ -56,3 +56,8 @@ def calls_from(graph: Graph, path: str, symbol: str) -> set[tuple]:
     """(dst_path, dst_symbol, how) of every calls edge out of ``path::symbol``."""
     return {(e.dst_path, e.dst_symbol, e.how) for e in graph.edges(["calls"])
             if e.src_path == path and e.src_symbol == symbol}
+
+
+def hows_to(graph: Graph, path: str, symbol: str, target: str) -> set[str]:
+    """The ``how`` of every calls edge from ``path::symbol`` to ``path::target``."""
+    return {how for p, s, how in calls_from(graph, path, symbol) if p == path and s == target}

@@ -11,7 +11,7 @@ nothing."""
 from __future__ import annotations
 
 import pytest
-from graph_helpers import build, calls_from, write_tree
+from graph_helpers import build, hows_to, write_tree
 
 FILES = {
     "pkg/__init__.py": "",
@@ -42,8 +42,7 @@ def graph(tmp_path_factory):
 
 
 def handles(graph, symbol) -> set[str]:
-    return {how for p, s, how in calls_from(graph, PARAMS, symbol)
-            if p == PARAMS and s == "Param.handle"}
+    return hows_to(graph, PARAMS, symbol, "Param.handle")
 
 
 @pytest.mark.parametrize("symbol", ["Command.by_call", "Command.by_attr", "by_generator",

@@ -9,7 +9,7 @@ unknown kind, or of ``List[Type[X]]``, builds nothing known."""
 from __future__ import annotations
 
 import pytest
-from graph_helpers import build, calls_from, write_tree
+from graph_helpers import build, hows_to, write_tree
 
 FILES = {
     "pkg/__init__.py": "",
@@ -37,8 +37,7 @@ def graph(tmp_path_factory):
 
 
 def completes(graph, symbol) -> set[str]:
-    return {how for p, s, how in calls_from(graph, SHELLS, symbol)
-            if p == SHELLS and s == "Shell.complete"}
+    return hows_to(graph, SHELLS, symbol, "Shell.complete")
 
 
 @pytest.mark.parametrize("symbol", ["by_call", "by_parameter", "by_parameter_bound"])
