@@ -72,6 +72,9 @@ class _Def:
 
 @lru_cache(maxsize=None)
 def _query(language: str):
+    """The query with every capture on: what ``_compiled`` must read the same as
+    (tests/parse/test_query_roles.py, bench/query_cost.py). A separate object, since
+    ``_compiled`` disables captures on its own."""
     import tree_sitter
 
     return tree_sitter.Query(grammar(language), query_source(language))
