@@ -20,8 +20,8 @@ Ollama 0.6-0.12 and the official ``ollama`` Python client 0.6):
 Modes, switchable at run time with ``set_mode``: ``normal``; ``slow``
 (sleeps ``slow_s`` before answering); ``garbage`` (``garbage_kind``:
 "invalid_json", "wrong_shape", "empty_content", "huge_content",
-"error_body"); ``error500``; ``down`` (the listening socket is closed, so
-connections are refused; any other mode starts it again on the same port).
+"error_body"); ``error500``; ``down`` (the listening socket is closed and
+kept-alive connections are dropped, so clients are refused; any other mode starts it again on the same port).
 Requests are counted per endpoint in ``counts`` and logged in ``requests``
 as (monotonic time, method, path, parsed body).
 """
@@ -31,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import socket
 import struct
 import threading
 import time
@@ -90,6 +91,7 @@ class FakeOllama:
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
+        self._conns: set[socket.socket] = set()   # open client connections (keep-alive)
 
     # -- lifecycle
 
@@ -115,6 +117,14 @@ class FakeOllama:
             self._server.server_close()
             self._thread.join(timeout=5)
             self._server = None
+        # a dead server drops the connections clients keep alive, not just the listener
+        with self._lock:
+            conns, self._conns = list(self._conns), set()
+        for conn in conns:
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
 
     def set_mode(self, mode: str, **options) -> None:
         if mode not in MODES:
@@ -163,7 +173,20 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, *args) -> None:   # keep pytest output clean
         pass
 
+    def setup(self) -> None:
+        super().setup()
+        with self.fake._lock:
+            self.fake._conns.add(self.connection)
+
+    def finish(self) -> None:
+        with self.fake._lock:
+            self.fake._conns.discard(self.connection)
+        super().finish()
+
     def handle_one_request(self) -> None:
+        if self.fake.mode == "down":   # a request that raced stop(): hang up unanswered
+            self.close_connection = True
+            return
         try:
             super().handle_one_request()
         except (BrokenPipeError, ConnectionResetError):
