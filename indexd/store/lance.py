@@ -248,12 +248,20 @@ class Store:
 
     # -- writes ------------------------------------------------------------
     def write(self, writes: list[FileWrite]) -> None:
-        """Replace the rows of these files (entries, links, then file rows)."""
+        """Replace the rows of these files (entries, links, then file rows).
+
+        The hot keyword index first: searches answer from it, and the table's
+        commits take longer than its update (a save is searchable that much
+        sooner). A table write that fails puts it back to what the table holds."""
         if not writes:
             return
         keys = [w.record.key for w in writes]
         entries, links = self._batch_tables(writes)
         files = [_file_row(w.record) for w in writes]
+        rows = None
+        if self.text_index is not None or self.vector_index is not None:
+            rows = entries.to_pylist() if isinstance(entries, pa.Table) else entries
+        self._hot("text_index", "replace_files", keys, rows)
         try:
             self._fault("write")
             with self.lock.write():
@@ -261,12 +269,23 @@ class Store:
                 self._swap(self.links, "file_key", keys, links, S.LINKS)
                 self._swap(self.files, "key", keys, files, S.FILES)
         except (OSError, RuntimeError, ValueError) as exc:
+            self._resync_text_index(keys)
             raise StoreError(f"store write failed: {exc}", {"retryable": True}) from exc
-        if self.text_index is None and self.vector_index is None:
+        self._hot("vector_index", "replace_files", keys, rows)
+
+    def _resync_text_index(self, keys: list[str]) -> None:
+        """The hot keyword index holds these files as the table does again."""
+        if self.text_index is None:
             return
-        entries = entries.to_pylist() if isinstance(entries, pa.Table) else entries
-        self._hot("text_index", "replace_files", keys, entries)
-        self._hot("vector_index", "replace_files", keys, entries)
+        from .text_index import COLUMNS
+
+        try:
+            held = self.entries_where(_in_list("file_key", keys), COLUMNS)
+        except Exception as exc:  # noqa: BLE001 - the table is unreadable: stop trusting the index
+            log.warning("keyword index not put back after a failed write, searching the table: %s", exc)
+            self.text_index.ready = False
+            return
+        self._hot("text_index", "replace_files", keys, held)
 
     # -- the hot keyword and vector indexes ---------------------------------
     def build_text_index(self) -> int:

@@ -1,0 +1,63 @@
+"""A save reaches the daemon's hot keyword index before the table's commits.
+
+Keyword search answers from the hot index, and a save's LanceDB commits take
+longer than its update (bench/freshness.py: store 100-170 ms, hot index 80-100
+ms for typing.py), so the hot index goes first. The table stays the truth: a
+table write that fails puts the hot index back to what the table holds.
+"""
+
+from __future__ import annotations
+
+import pytest
+from testlib import settings_with_realm
+
+from indexd.errors import StoreError
+from indexd.pipeline import Indexer
+from indexd.query.hybrid import fused_search
+from indexd.query.search import SearchRequest
+
+V1 = "def settle(ledger):\n    '''Add up the ledger's okapi lines.'''\n    return sum(ledger)\n"
+V2 = "def settle(ledger):\n    '''Add up the ledger's quagga lines.'''\n    return sum(ledger)\n"
+
+
+def _words(store, word):
+    res = fused_search(store, None, SearchRequest(query=word, mode="keyword"))["results"]
+    return [h["symbol"] or "<file>" for h in res]
+
+
+def _indexed(git_repo, make_store):
+    git_repo.write("pay.py", V1)
+    git_repo.commit()
+    settings = settings_with_realm("work", git_repo.path)
+    store = make_store(settings)
+    store.build_text_index()
+    Indexer(settings, store).index()
+    assert _words(store, "okapi") == ["settle", "<file>"]
+    return settings, store
+
+
+def test_a_save_is_keyword_searchable_before_its_table_commits(git_repo, make_store):
+    settings, store = _indexed(git_repo, make_store)
+    seen = []
+    store.fault_hook = lambda op: seen.append((op, _words(store, "quagga"),
+                                               store.count("entries", "doc LIKE '%quagga%'")))
+    git_repo.write("pay.py", V2)
+    Indexer(settings, store).index()
+    assert ("write", ["settle", "<file>"], 0) in seen, seen   # searchable, not yet in the table
+    assert _words(store, "quagga") == ["settle", "<file>"] and _words(store, "okapi") == []
+    assert store.text_index.docs == store.count("entries")
+
+
+def test_a_failed_table_write_puts_the_hot_index_back(git_repo, make_store):
+    settings, store = _indexed(git_repo, make_store)
+
+    def disk_full(op):
+        if op == "write":
+            raise OSError(28, "No space left on device")
+    store.fault_hook = disk_full
+    git_repo.write("pay.py", V2)
+    with pytest.raises(StoreError, match="No space left"):
+        Indexer(settings, store).index()
+    assert store.text_index.ready
+    assert _words(store, "quagga") == [] and _words(store, "okapi") == ["settle", "<file>"]
+    assert store.text_index.docs == store.count("entries")
