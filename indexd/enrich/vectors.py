@@ -90,11 +90,12 @@ class VectorStage:
                 missing.setdefault(key, text)
         fresh = self._encode(list(missing.items()), stop=None if priority else self._saved_waiting)
         self.embedded += len(fresh)
-        self.store.cache_put(self.model_id, fresh)
         vectors.update(fresh)
         done = [(r, k) for r, k in zip(rows, keys) if k in vectors]
         updates = {r["id"]: (k, vectors[k]) for r, k in done}
         stored = self.store.set_vectors(updates, expect={r["id"]: r["content_hash"] for r, _ in done})
+        # After the rows: the cache serves later edits, the rows this search
+        self.store.cache_put(self.model_id, fresh)
         if priority:
             self.priority_done_at = time.time()
         return stored

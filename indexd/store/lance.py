@@ -646,6 +646,7 @@ class Store:
         if not updates:
             return 0
         where = _in_list("id", list(updates)) + (f" AND ({guard})" if guard else "")
+        vectors = any("vector" in u for u in updates.values())
         with self.writer:
             with self.lock.write():
                 rows = self.entries.search().where(where).limit(None).to_list()
@@ -653,17 +654,25 @@ class Store:
                     rows = [r for r in rows if expect.get(r["id"]) == r["content_hash"]]
                     where = (_in_list("id", [r["id"] for r in rows])
                              + (f" AND ({guard})" if guard else ""))
+                before = [dict(r) for r in rows] if vectors else []
                 for row in rows:
                     row.pop("_distance", None)
                     row.update(updates[row["id"]])
+                if rows and vectors:
+                    # the matrix first, as a save's words go first (write())
+                    self._hot("vector_index", "set_vectors", rows)
                 if rows:
-                    self.entries.delete(where)
-                    self.entries.add(pa.Table.from_pylist(rows, schema=S.entries_schema(self.dim)))
+                    try:
+                        self._fault("vectors" if vectors else "update")
+                        self.entries.delete(where)
+                        self.entries.add(pa.Table.from_pylist(rows, schema=S.entries_schema(self.dim)))
+                    except Exception:
+                        if vectors:   # the rows as the table still holds them
+                            self._hot("vector_index", "set_vectors", before)
+                        raise
             # Vectors leave the words alone; summaries and annotations do not.
             if rows and any({"summary", "search_text"} & set(u) for u in updates.values()):
                 self._hot("text_index", "upsert", rows)
-            if rows and any("vector" in u for u in updates.values()):
-                self._hot("vector_index", "set_vectors", rows)
         return len(rows)
 
     def rows_needing_summary(self, limit: int, files: bool = False) -> list[dict]:
