@@ -14,7 +14,8 @@ from fnmatch import fnmatch
 from pathlib import Path
 
 from ..scan.reader import Skip, read_source
-from .ranking import DEFAULT_PARAMS, RankParams, fuse, lend_to_parents, pin_exact, query_class
+from .ranking import (DEFAULT_PARAMS, RankParams, fuse, keep_leg_tops, lend_to_parents, pin_exact,
+                      query_class)
 from .search import (RESULT_COLUMNS, SearchRequest, _glob_to_like, build_where, hit_from_row,
                      keyword_leg, text_filters)
 
@@ -89,6 +90,8 @@ def fused_search(store, embedder, req: SearchRequest, params: RankParams = DEFAU
         ordered = fuse(legs, _key, query_class(req.query), params)
         if params.parent_share > 0:   # members need their rows to find their class
             ordered = lend_to_parents(_hydrate(store, ordered), params.parent_share)
+        if params.keep_leg_tops:
+            ordered = keep_leg_tops(ordered, legs, _key, req.limit)
     if req.mode != "semantic":   # the semantic leg alone stays pure meaning
         ordered = pin_exact(ordered, req.query, params)
     if req.files:

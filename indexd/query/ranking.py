@@ -39,6 +39,7 @@ class RankParams:
     name_words_boost: float = 2.0   # every query word is a word of the entry's name
     file_factor: float = 0.8        # a symbol or section is a more precise answer
     pin_exact: bool = True
+    keep_leg_tops: bool = True      # each leg's first hit stays in the answer (keep_leg_tops)
     parent_share: float = 0.0       # a member's fused score lent to its class (see lend_to_parents)
     # Per-field weights of the daemon's keyword index (store/text_index.py);
     # body_words chosen on the train splits in hybrid mode (bench/search_tune.py --grid).
@@ -139,6 +140,25 @@ def lend_to_parents(entries: list[dict], share: float) -> list[dict]:
         return entries
     out = [dict(e, score=e["score"] + share * best[id(e)]) if id(e) in best else e for e in entries]
     return sorted(out, key=lambda e: -e["score"])
+
+
+def keep_leg_tops(entries: list[dict], legs: dict[str, list[tuple[float, dict]]], key,
+                  limit: int) -> list[dict]:
+    """What a leg ranked first is never fused out of the answer: a hit one
+    leg put first and the fusion pushed below ``limit`` takes the answer's
+    last free place (limit >= 2; ordered by fused score among themselves)."""
+    if limit < 2:
+        return entries
+    firsts = {key(scored[0][1]) for scored in legs.values() if scored}
+    shown = {key(e["row"]) for e in entries[:limit]}
+    late = [e for e in entries[limit:] if key(e["row"]) in firsts and key(e["row"]) not in shown]
+    if not late:
+        return entries
+    late = late[: limit - 1]
+    moved = {id(e) for e in late}
+    rest = [e for e in entries if id(e) not in moved]
+    cut = limit - len(late)
+    return rest[:cut] + late + rest[cut:]
 
 
 def same_case(row: dict, query: str) -> bool:
