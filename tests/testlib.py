@@ -113,6 +113,21 @@ def settings_with_realm(name: str, *paths: Path):
     return load_settings()
 
 
+def hash_embedded_store(git_repo, make_store, files: dict[str, str]):
+    """A committed repo of ``files`` in realm "work", and its store made for
+    the hash embedder: (settings, store, embedder); nothing indexed yet."""
+    from indexd.enrich.embedder import HashEmbedder
+
+    for rel, text in files.items():
+        git_repo.write(rel, text)
+    git_repo.commit()
+    settings = settings_with_realm("work", git_repo.path)
+    store = make_store(settings)
+    embedder = HashEmbedder()
+    store.switch_model(embedder.model_id, embedder.dim)
+    return settings, store, embedder
+
+
 def run_cli(*args, env=None, timeout=120, check=False, tool="indexctl"):
     cmd = [str(BIN / tool), *map(str, args)]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,

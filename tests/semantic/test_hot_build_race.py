@@ -9,9 +9,8 @@ work exactly in that window, so the interleaving happens every time.
 
 from __future__ import annotations
 
-from testlib import settings_with_realm
+from testlib import hash_embedded_store
 
-from indexd.enrich.embedder import HashEmbedder
 from indexd.enrich.vectors import VectorStage
 from indexd.pipeline import Indexer
 from indexd.query.hybrid import fused_search
@@ -23,12 +22,7 @@ CODE = "".join(f"def handler_{i}(event):\n    '''Handle event kind {i}.'''\n    
 
 def _store_with_backlog(git_repo, make_store):
     """Rows indexed, a few of them embedded: what a daemon stopped mid-embedding left."""
-    git_repo.write("a.py", CODE)
-    git_repo.commit()
-    settings = settings_with_realm("work", git_repo.path)
-    store = make_store(settings)
-    embedder = HashEmbedder()
-    store.switch_model(embedder.model_id, embedder.dim)
+    settings, store, embedder = hash_embedded_store(git_repo, make_store, {"a.py": CODE})
     Indexer(settings, store).index()
     stage = VectorStage(store, embedder, batch=1)
     stage.step()   # 4 rows

@@ -9,9 +9,8 @@ the vectors out of the matrix again: it never holds what the table does not.
 from __future__ import annotations
 
 import pytest
-from testlib import settings_with_realm
+from testlib import hash_embedded_store
 
-from indexd.enrich.embedder import HashEmbedder
 from indexd.enrich.vectors import VectorStage
 from indexd.pipeline import Indexer
 from indexd.query.hybrid import fused_search
@@ -26,12 +25,7 @@ def _semantic(store, embedder):
 
 
 def _ready(git_repo, make_store):
-    git_repo.write("pay.py", CODE)
-    git_repo.commit()
-    settings = settings_with_realm("work", git_repo.path)
-    store = make_store(settings)
-    embedder = HashEmbedder()
-    store.switch_model(embedder.model_id, embedder.dim)
+    settings, store, embedder = hash_embedded_store(git_repo, make_store, {"pay.py": CODE})
     store.build_text_index()
     store.build_vector_index()
     Indexer(settings, store).index()
