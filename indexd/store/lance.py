@@ -268,9 +268,11 @@ class Store:
                 self._swap(self.entries, "file_key", keys, entries, S.entries_schema(self.dim))
                 self._swap(self.links, "file_key", keys, links, S.LINKS)
                 self._swap(self.files, "key", keys, files, S.FILES)
-        except (OSError, RuntimeError, ValueError) as exc:
-            self._resync_text_index(keys)
-            raise StoreError(f"store write failed: {exc}", {"retryable": True}) from exc
+        except Exception as exc:
+            self._resync_text_index(keys)   # whatever failed: the index must not run ahead
+            if isinstance(exc, (OSError, RuntimeError, ValueError)):
+                raise StoreError(f"store write failed: {exc}", {"retryable": True}) from exc
+            raise
         self._hot("vector_index", "replace_files", keys, rows)
 
     def _resync_text_index(self, keys: list[str]) -> None:
