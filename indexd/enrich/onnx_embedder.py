@@ -29,7 +29,10 @@ EXPORT_TIMEOUT_S = 600
 # Measured on 300 stdlib function texts, 1 thread (docs/benchmarks.md): batches
 # of 8 ran 28 texts/s at a 361 MB peak, 16 ran 24/s at 511 MB, 32 ran 19/s at
 # 747 MB: attention memory grows with batch x length^2 and padding wastes more.
-MAX_BATCH = 8
+# 2026-12-02, bench/embed_batch.py (320 stdlib entry texts, length-ordered as
+# the daemon does): 4 ran 30.3 vs 28.1 texts/s (1 thread) and 50.4 vs 48.0 (2
+# threads), 2 no faster than 4; and a save waits for half as long a batch.
+MAX_BATCH = 4
 
 
 def onnx_model(directory: Path, weights: str, cache_dir: Path, label: str,
