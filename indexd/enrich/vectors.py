@@ -94,7 +94,7 @@ class VectorStage:
         done = [(r, k) for r, k in zip(rows, keys) if k in vectors]
         updates = {r["id"]: (k, vectors[k]) for r, k in done}
         stored = self.store.set_vectors(updates, expect={r["id"]: r["content_hash"] for r, _ in done})
-        # After the rows: the cache serves later edits, the rows this search
+        # After the rows: they serve this search, the cache only later edits
         self.store.cache_put(self.model_id, fresh)
         if priority:
             self.priority_done_at = time.time()
