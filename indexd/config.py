@@ -51,6 +51,21 @@ class Paths:
     def audit_file(self) -> Path:
         return self.log_dir / "audit.jsonl"
 
+    def make_dir(self, directory: Path) -> None:
+        """``mkdir -p directory``; under INDEXD_HOME a missing home is made 0700
+        first. There the home is also the runtime directory, which the daemon
+        refuses unless it is private; ``mkdir -p`` would make it with the umask's
+        755, so a first ``indexctl realm add`` left a home ``indexd run`` refused."""
+        home = self.runtime_dir
+        if Path(directory).is_relative_to(home) and not home.exists():
+            home.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.mkdir(home, 0o700)
+                os.chmod(home, 0o700)   # mkdir's mode passes through the umask
+            except FileExistsError:
+                pass
+        Path(directory).mkdir(parents=True, exist_ok=True)
+
     def to_json(self) -> dict:
         return {f.name: str(getattr(self, f.name)) for f in fields(self)} | {
             "config_file": str(self.config_file), "store_dir": str(self.store_dir),

@@ -29,7 +29,7 @@ def edit_realms(paths: Paths, mutate: Callable[[dict[str, list[str]]], dict]) ->
     in place) and write the result; ``mutate``'s return value is passed back.
     An exception from ``mutate`` writes nothing."""
     path = paths.config_file
-    path.parent.mkdir(parents=True, exist_ok=True)
+    paths.make_dir(path.parent)
     with _locked(path):
         doc = _read(path)
         table = doc.get("realms")

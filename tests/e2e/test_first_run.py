@@ -4,6 +4,7 @@ right after the first start must be coherent and machine-readable."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from testlib import GitRepo, run_cli, settings_with_realm, wait_until
 
@@ -94,3 +95,36 @@ def test_unknown_filter_values_are_errors_not_empty_results(git_repo, daemon):
         out = run_cli("search", "build graph", flag, good, "--lang", "python", "--json", env=d.env)
         assert out.returncode == 0, (flag, good, out.stderr)
         assert [r["symbol"] for r in json.loads(out.stdout)["results"]][:1] == ["build_graph"]
+
+
+def test_a_new_indexd_home_made_by_realm_add_is_one_the_daemon_accepts(tmp_path):
+    """`INDEXD_HOME=/new/dir indexctl realm add …` made the home with the umask's
+    755; the home is also the socket's directory, so `indexd run` then refused
+    to start ("has mode 755 … Run `chmod 700`"): `make run` hit it."""
+    import os
+    import shutil
+    import tempfile
+
+    from testlib import Daemon, GitRepo
+
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("a.py", "def alpha():\n    return 1\n")
+    repo.commit()
+    parent = Path(tempfile.mkdtemp(prefix="ix"))   # short: a socket path is ≤ 107 bytes
+    home = parent / "home"
+    env = os.environ | {"INDEXD_HOME": str(home)}
+    old = os.umask(0o022)
+    try:
+        added = run_cli("realm", "add", "work", repo.path, env=env)
+    finally:
+        os.umask(old)
+    d = Daemon(home)
+    try:
+        assert added.returncode == 0, added.stderr
+        assert (home.stat().st_mode & 0o777) == 0o700
+        d.start()
+        st = d.call("status", sync=True, timeout=60)
+        assert sum(r["files"] for r in st["realms"][0]["repos"]) == 1
+    finally:
+        d.stop()
+        shutil.rmtree(parent, ignore_errors=True)
