@@ -77,6 +77,7 @@ class Paths:
 class Settings:
     paths: Paths
     realms: dict = field(default_factory=dict)      # name -> tuple of absolute repo paths
+    shared: dict = field(default_factory=dict)      # realm name -> shared index URI (shared_index/)
     include: tuple = ()                              # globs; empty = everything
     exclude: tuple = ()                              # globs, gitignore syntax
     max_file_size: int = 1 << 20
@@ -125,7 +126,7 @@ class Settings:
 
 
 # Scalar settings that the file, env (INDEXD_<NAME>) and flags may set.
-_SCALARS = {f.name: f for f in fields(Settings) if f.name not in ("paths", "realms")}
+_SCALARS = {f.name: f for f in fields(Settings) if f.name not in ("paths", "realms", "shared")}
 
 # Settings with a fixed set of values. Checked here, so a typo stops `indexd run`
 # / `indexd index` (and a reload keeps the old config) instead of silently
@@ -198,7 +199,8 @@ def load_settings(env: dict | None = None, flags: dict | None = None,
                 raise ConfigError(f"unknown setting {name!r}")
             put(name, value, f"--{name.replace('_', '-')}")
     realms = realms_from(raw.get("realms", {}), paths.config_file)
-    return Settings(paths=paths, realms=realms, **values)
+    shared = shared_from(raw.get("realms", {}), paths.config_file)
+    return Settings(paths=paths, realms=realms, shared=shared, **values)
 
 
 def read_config_file(path: Path) -> dict:
@@ -300,6 +302,20 @@ def realms_from(raw, where: Path) -> dict:
             raise ConfigError(f"{where}: realms.{name} must be a list of paths")
         realms[name] = tuple(str(Path(r).expanduser()) for r in repos)
     return realms
+
+
+def shared_from(raw, where: Path) -> dict:
+    """``[realms.NAME] shared = "s3://…"``: the realms that read a team's shared index."""
+    out = {}
+    for name, entry in (raw.items() if isinstance(raw, dict) else ()):
+        uri = entry.get("shared") if isinstance(entry, dict) else None
+        if uri is None:
+            continue
+        if not isinstance(uri, str) or not uri.strip():
+            raise ConfigError(f"{where}: realms.{name}.shared must be a URI "
+                              "(s3://bucket/prefix) or a path")
+        out[name] = uri.strip()
+    return out
 
 
 def with_realms(settings: Settings, realms: dict) -> Settings:

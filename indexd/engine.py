@@ -417,7 +417,16 @@ class Engine:
             for (realm, repo), rels in by_repo.items():
                 plans.append(self.indexer.plan_repo(realm, repo, rels))
             timing.mark("planned")
-            report = self.indexer.run(plans)
+            shared = [(r, p) for r, p, _ in rescans if r in self.settings.shared]
+            # A shared realm's vectors come from its team index once the files are
+            # known (enrich.seed_shared): the model must not embed them meanwhile.
+            self.enrich.hold_vectors = bool(shared)
+            try:
+                report = self.indexer.run(plans)
+                for realm, repo in shared:   # queued before the hold ends
+                    self.enrich.seed_shared(realm, repo)
+            finally:
+                self.enrich.hold_vectors = False
             timing.mark("written")
             if getattr(self.store, "hot_at", 0.0) > timing.marks["start"]:
                 timing.mark("searchable", self.store.hot_at)

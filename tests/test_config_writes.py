@@ -73,3 +73,23 @@ def test_concurrent_realm_adds_lose_nothing(tmp_path):
     leftovers = [p for p in os.listdir(load_settings().paths.config_file.parent)
                  if p not in ("config.toml", "config.toml.lock")]
     assert leftovers == []
+
+
+def test_a_realms_shared_index_is_read_and_kept_by_realm_add(tmp_path):
+    import pytest
+
+    from indexd.errors import ConfigError
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir(), b.mkdir()
+    settings = load_settings()
+    settings.paths.make_dir(settings.paths.config_dir)
+    settings.paths.config_file.write_text(
+        f'[realms.work]\nrepos = ["{a}"]\nshared = "s3://team/index"\n')
+    assert load_settings().shared == {"work": "s3://team/index"}
+    add_repos(load_settings(), "work", [str(b)])
+    again = load_settings()
+    assert again.shared == {"work": "s3://team/index"} and again.realms["work"] == (str(a), str(b))
+    settings.paths.config_file.write_text(f'[realms.work]\nrepos = ["{a}"]\nshared = 3\n')
+    with pytest.raises(ConfigError, match="realms.work.shared must be a URI"):
+        load_settings()

@@ -32,6 +32,14 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--http", help="also serve the REST API on HOST:PORT (loopback)")
     run.add_argument("--http-allow-remote", action="store_true", help="allow a non-loopback --http host")
     run.add_argument("--no-embed", action="store_true", help="keyword only: do not load the model")
+    pb = sub.add_parser("publish", help="write a realm's index, as committed, to a shared index")
+    pb.add_argument("--realm", required=True, help="the realm to publish")
+    pb.add_argument("--to", required=True, metavar="URI",
+                    help="s3://bucket/prefix (credentials from the AWS environment) or a path")
+    pb.add_argument("--repo", action="append", metavar="PATH",
+                    help="only this repo of the realm (repeatable); default: every repo")
+    pb.add_argument("--force", action="store_true", help="rewrite shards that are unchanged")
+    pb.add_argument("--json", action="store_true", help="JSON lines: one per repo, then done")
     rs = sub.add_parser("reset", help="delete the index (config and caches are kept)")
     rs.add_argument("--yes", action="store_true", help="do not ask")
     rs.add_argument("--json", action="store_true")
@@ -55,6 +63,10 @@ def main(argv: list[str] | None = None) -> int:
                               http_allow_remote=args.http_allow_remote)
         if args.cmd == "reset":
             return cmd_reset(args)
+        if args.cmd == "publish":
+            from .publish_cmd import cmd_publish
+
+            return cmd_publish(args)
         if args.cmd == "mcp":
             from ..mcp.server import main as mcp_main
 
@@ -164,7 +176,7 @@ def _index_here(settings, args) -> int:
         _print_report(report)
     embedded = None
     if embed:
-        embedded = _embed_here(settings, store, args.json)
+        embedded = _embed_here(settings, store, args.json, args.realm)
     if only is None:   # after the run's last commit: the next warm run may trust it
         stat_sidecar.write(store, settings, settings.realm_repos(args.realm))
     if args.json:
@@ -190,12 +202,46 @@ def _unchanged(settings, args) -> bool:
     return True
 
 
-def _embed_here(settings, store, as_json: bool) -> dict:
+def _shared_seeder(settings, store, realm: str | None, as_json: bool):
+    """Before the model runs: vectors from the realms' shared indexes (shared_index/)."""
+    wanted = {r: uri for r, uri in settings.shared.items() if realm in (None, r)}
+    if not wanted:
+        return None
+
+    def seed(model_id: str) -> list[dict]:
+        from ..shared_index.subscribe import seed_realm
+
+        out = []
+        for name, uri in sorted(wanted.items()):
+            report = seed_realm(settings, store, name, uri, model_id)
+            out.append(report.to_json())
+            if as_json:
+                print(json.dumps({"event": "shared"} | report.to_json()), flush=True)
+            else:
+                print(_shared_line(report), flush=True)
+        return out
+    return seed
+
+
+def _shared_line(report) -> str:
+    if report.error:
+        return f"indexd: shared index {report.uri} not used ({report.error}); embedding locally"
+    parts = []
+    for s in report.shards:
+        what = (f"{s.vectors} vectors for {s.files_matched} of {s.files_local} files, "
+                f"commit {s.commit[:12] or '-'}" if s.status == "used" else
+                f"{s.status.replace('_', ' ')}" + (f": {s.reason}" if s.reason else ""))
+        parts.append(f"  {s.repo}: {what}")
+    return f"indexd: shared index {report.uri}:\n" + "\n".join(parts)
+
+
+def _embed_here(settings, store, as_json: bool, realm: str | None = None) -> dict:
     """Vectors for every entry that lacks one, as the daemon would compute them."""
     from ..enrich.embed_all import embed_missing
 
     progress = _json_progress if as_json else _tty_progress("embedding")
-    report = embed_missing(store, settings, on_progress=progress)
+    report = embed_missing(store, settings, on_progress=progress,
+                           seed=_shared_seeder(settings, store, realm, as_json))
     if report.total:
         _compact(store)
     if as_json:

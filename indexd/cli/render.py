@@ -114,8 +114,11 @@ def status(result: dict) -> None:
     llm_error = ((result.get("embedding") or {}).get("summaries") or {}).get("error")
     if llm_error:
         print(_c("33", f"summaries: {llm_error}"))
+    shared = (result.get("embedding") or {}).get("shared") or {}
     for realm in result.get("realms", []):
         print(_c("1", f"realm {realm['name']}"))
+        if realm["name"] in shared:
+            print(shared_line(shared[realm["name"]]))
         for repo in realm["repos"]:
             skipped = ", ".join(f"{k} {v}" for k, v in sorted(repo.get("skipped", {}).items())) or "none"
             if repo.get("redacted"):
@@ -130,6 +133,19 @@ def status(result: dict) -> None:
     if store:
         versions = ", ".join(f"{k} {v}" for k, v in (store.get("versions") or {}).items())
         print(dim(f"store {store['path']} {store['bytes'] / 1e6:.1f} MB, versions {versions or 'none'}"))
+
+
+def shared_line(state: dict) -> str:
+    """What a realm's team shared index gave (enrich ``shared``), in one line."""
+    if state.get("error"):
+        return _c("33", f"  shared index {state['uri']}: not used ({state['error']})")
+    repos = (state.get("repos") or {}).values()
+    used = [r for r in repos if r.get("status") == "used"]
+    vectors = sum(r.get("vectors", 0) for r in used)
+    commits = ", ".join(sorted({r["commit"][:12] for r in used if r.get("commit")})) or "-"
+    other = ", ".join(sorted({r["status"].replace("_", " ") for r in repos if r not in used}))
+    return dim(f"  shared index {state['uri']}: {vectors} vectors for {len(used)} repos "
+               f"(commit {commits})" + (f"; {other}" if other else ""))
 
 
 def batch_timing(timing: dict) -> str:

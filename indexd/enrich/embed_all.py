@@ -34,10 +34,12 @@ class EmbedReport:
     reused: int = 0         # vectors taken from the cache
     seconds: float = 0.0
     error: str | None = None
+    shared: list | None = None   # shared_index.subscribe reports, when a realm names one
 
     def to_json(self) -> dict:
-        return {"model": self.model, "total": self.total, "embedded": self.embedded,
-                "reused": self.reused, "seconds": round(self.seconds, 2), "error": self.error}
+        out = {"model": self.model, "total": self.total, "embedded": self.embedded,
+               "reused": self.reused, "seconds": round(self.seconds, 2), "error": self.error}
+        return out | ({"shared": self.shared} if self.shared is not None else {})
 
 
 def oneshot_threads() -> int:
@@ -45,9 +47,12 @@ def oneshot_threads() -> int:
 
 
 def embed_missing(store, settings, on_progress: Callable[[dict], None] | None = None,
-                  threads: int | None = None) -> EmbedReport:
+                  threads: int | None = None,
+                  seed: Callable[[str], list] | None = None) -> EmbedReport:
     """Embed until no entry lacks a vector. A model that cannot load is reported,
-    not raised: the keyword index just written stays valid and searchable."""
+    not raised: the keyword index just written stays valid and searchable.
+    ``seed(model_id)``, once the model is known: fills the vector cache first
+    (a team's shared index); its answer is the report's ``shared``."""
     report, started = EmbedReport(), time.monotonic()
     try:
         # An explicit embed_threads wins; else every core: nothing else runs.
@@ -59,6 +64,8 @@ def embed_missing(store, settings, on_progress: Callable[[dict], None] | None = 
         log.warning("not embedding: %s", report.error)
         return report
     report.model = embedder.model_id
+    if seed is not None:
+        report.shared = seed(embedder.model_id)
     stage = VectorStage(store, embedder, recipe=settings.embed_recipe, batch=ONESHOT_BATCH)
     report.total = store.count_missing_vectors()
     emit = on_progress or (lambda event: None)

@@ -38,6 +38,12 @@ class Enricher:
         self.error: str | None = None
         self.nice: int | None = None     # the enrich thread's nice value, where lowered
         self._pending_cache: tuple[float, int | None] | None = None
+        # Team shared indexes (shared_index/subscribe.py): repos whose vectors to
+        # take from one before embedding them here, and what the last reads found.
+        self._seed_queue: dict[tuple[str, str], None] = {}
+        self._seed_lock = threading.Lock()
+        self.hold_vectors = False      # the engine: a shared realm's reconcile is being written
+        self.shared: dict[str, dict] = {}
         self._wake = threading.Event()
         self._stopping = False
         self._thread = threading.Thread(target=self._loop, name="indexd-enrich", daemon=True)
@@ -60,6 +66,34 @@ class Enricher:
             self.vectors.prioritize(file_keys)
         self._wake.set()
 
+    def seed_shared(self, realm: str, repo: str) -> None:
+        """Read the realm's shared index for this repo before embedding it here."""
+        with self._seed_lock:
+            self._seed_queue[(realm, repo)] = None
+        self._wake.set()
+
+    def _seed_pending(self) -> None:
+        with self._seed_lock:
+            queued, self._seed_queue = list(self._seed_queue), {}
+        if not queued:
+            return
+        from ..shared_index.subscribe import seed_realm
+
+        settings = self._settings()
+        by_realm: dict[str, list[str]] = {}
+        for realm, repo in queued:
+            if realm in settings.shared:
+                by_realm.setdefault(realm, []).append(repo)
+        for realm, repos in by_realm.items():
+            report = seed_realm(settings, self.store, realm, settings.shared[realm],
+                                self.vectors.model_id, repos)
+            state = self.shared.setdefault(realm, {"uri": report.uri, "repos": {}})
+            state["error"] = report.error
+            for shard in report.shards:
+                state["repos"][shard.repo] = shard.to_json() | {"at": time.time()}
+            log.info("shared index realm=%s uri=%s vectors=%d error=%s", realm, report.uri,
+                     report.vectors, report.error)
+
     def fill_from_cache(self, rows: list[dict]) -> None:
         if self.vectors is not None:
             self.vectors.fill_from_cache(rows)
@@ -73,7 +107,10 @@ class Enricher:
         summaries = self._summary_stage()
         while not self._stopping:
             try:
-                done = self.vectors.step() if self.vectors is not None else 0
+                if self.vectors is not None:
+                    self._seed_pending()
+                held = self.hold_vectors
+                done = self.vectors.step() if self.vectors is not None and not held else 0
                 if done == 0 and summaries is not None:
                     done = summaries.step()
                 if done == 0 and self.relation_stage is not None:
@@ -164,6 +201,7 @@ class Enricher:
                 "nice": self.nice,
                 "error": self.embed_error or self.error,
                 "embedded": v.embedded if v else 0, "reused": v.reused if v else 0,
+                "shared": self.shared,
                 "summaries": {"mode": self._settings().summarize,
                               "enabled": self._settings().summarize != "off",
                               "done": sm.summarized if sm else 0,

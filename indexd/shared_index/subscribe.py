@@ -1,0 +1,139 @@
+"""Reading a shared index: teammates' vectors for the files you really have.
+
+A realm that names a shared index (``[realms.NAME] shared = "s3://…"``) takes
+from it what is expensive and decided by content alone: each entry's vector.
+Before the embed stage runs, for each repo of the realm whose shard was
+published with the local model and recipe, a shared entry's vector is put
+into the local vector cache only when
+
+- its file's (path, content hash) is the local file's, as the local index
+  recorded it (so only blobs you have), and
+- the entry's cache key, recomputed here from the shared row's own text and
+  the local model id, is the key it was published under (so a row that does
+  not hash to what it says is never trusted).
+
+The embed stage then finds those vectors in the cache instead of running the
+model; what is left (edited files, local branches, another extractor's rows)
+is embedded locally as before. Vectors of another model cannot mix: the model
+id is part of every cache key, and a shard of another model is not read at all.
+Structure (parse, links, the graph) is still computed locally: it is ~20x
+cheaper than embedding and depends on the local extractor's version.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import asdict, dataclass, field
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..enrich.texts import embed_hash, embed_text
+from ..model import INDEXED
+from .location import SharedIndexError, connect, repo_identity, shard_name, table_name, table_names
+
+log = logging.getLogger(__name__)
+
+CACHE_CHUNK = 2000   # cache_put deletes by key first: one IN list per chunk
+TEXT_COLUMNS = ["path", "lang", "kind", "name", "qualname", "signature", "doc", "summary",
+                "body", "content_hash", "embed_hash", "vector"]
+
+
+@dataclass
+class ShardReport:
+    repo: str
+    shard: str
+    status: str = ""           # used | not_published | model_mismatch | nothing_matched
+    commit: str = ""
+    published_at: float = 0.0
+    files_matched: int = 0
+    files_local: int = 0
+    vectors: int = 0           # put into the local cache
+    rejected: int = 0          # rows whose key did not match their own text
+    reason: str = ""
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class SeedReport:
+    uri: str
+    realm: str
+    shards: list = field(default_factory=list)
+    seconds: float = 0.0
+    error: str | None = None
+
+    @property
+    def vectors(self) -> int:
+        return sum(s.vectors for s in self.shards)
+
+    def to_json(self) -> dict:
+        return {"uri": self.uri, "realm": self.realm, "vectors": self.vectors,
+                "seconds": round(self.seconds, 2), "error": self.error,
+                "shards": [s.to_json() for s in self.shards]}
+
+
+def seed_realm(settings, store, realm: str, uri: str, model_id: str,
+               repos: list[str] | None = None) -> SeedReport:
+    """Fill the local vector cache from ``uri`` for ``realm``'s repos (or only
+    ``repos``). A shared index that cannot be read is reported, not raised:
+    local embedding follows."""
+    report, started = SeedReport(uri=uri, realm=realm), time.monotonic()
+    try:
+        db = connect(uri)
+        names = set(table_names(db))
+        for _, repo in settings.realm_repos(realm):
+            if repos is None or repo in repos:
+                report.shards.append(_seed_repo(settings, store, db, names, realm, repo, model_id))
+    except SharedIndexError as exc:
+        report.error = exc.message
+    except Exception as exc:  # noqa: BLE001 - an object store's failure must not stop indexing
+        report.error = f"{type(exc).__name__}: {exc}"
+    if report.error:
+        log.warning("shared index not used uri=%s error=%s", uri, report.error)
+    report.seconds = time.monotonic() - started
+    return report
+
+
+def _seed_repo(settings, store, db, names: set[str], realm: str, repo: str,
+               model_id: str) -> ShardReport:
+    shard = shard_name(repo_identity(repo))
+    out = ShardReport(repo=repo, shard=shard)
+    if table_name(shard, "manifest") not in names:
+        out.status, out.reason = "not_published", "no shard for this repo in the shared index"
+        return out
+    manifest = db.open_table(table_name(shard, "manifest")).to_arrow().to_pylist()[0]
+    out.commit, out.published_at = manifest.get("commit") or "", manifest.get("published_at") or 0
+    if manifest.get("model_id") != model_id or manifest.get("recipe") != settings.embed_recipe:
+        out.status = "model_mismatch"
+        out.reason = (f"published with {manifest.get('model_id')} ({manifest.get('recipe')}); "
+                      f"this index uses {model_id} ({settings.embed_recipe}): embedding locally")
+        return out
+    local = {path: rec.hash for path, rec in store.file_records(realm=realm, repo=repo).items()
+             if rec.status == INDEXED}
+    out.files_local = len(local)
+    shared = db.open_table(table_name(shard, "files")).to_arrow().select(["path", "hash"])
+    matched = [p for p, h in zip(shared["path"].to_pylist(), shared["hash"].to_pylist())
+               if local.get(p) == h]
+    out.files_matched = len(matched)
+    if not matched:
+        out.status = "nothing_matched"
+        return out
+    entries = db.open_table(table_name(shard, "entries")).to_arrow().select(TEXT_COLUMNS)
+    entries = entries.filter(pc.is_in(entries["path"], value_set=pa.array(matched, pa.string())))
+    entries = entries.filter(pc.is_valid(entries["vector"]))
+    vectors: dict[str, list[float]] = {}
+    for row in entries.to_pylist():
+        key = embed_hash(embed_text(row, settings.embed_recipe), model_id)
+        if key != row["embed_hash"]:
+            out.rejected += 1
+            continue
+        vectors[key] = row["vector"]
+    items = list(vectors.items())
+    for start in range(0, len(items), CACHE_CHUNK):
+        store.cache_put(model_id, dict(items[start:start + CACHE_CHUNK]))
+    out.vectors = len(vectors)
+    out.status = "used"
+    return out

@@ -1,0 +1,293 @@
+"""A team's shared index on object storage (issue 16): publish from one home, read from another.
+
+The object store is moto's S3 server, started here on loopback (the stand-in
+for S3 that the issue names); LanceDB reaches it through the standard AWS
+environment, as it would reach real S3. Every step runs the real `indexd`
+binary on real git repos; the "CI" home and the "laptop" home never share a
+directory, only the bucket.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from testlib import BIN, GitRepo, run_cli, wait_until
+
+ORIGIN = "git@github.com:team/app.git"
+A_PY = ("def alpha(x):\n    '''Add one to x.'''\n    return x + 1\n\n\n"
+        "class Beta:\n    def gamma(self):\n        return alpha(2)\n")
+B_PY = "from pkg.a import alpha\n\n\ndef delta(y):\n    '''Twice alpha.'''\n    return 2 * alpha(y)\n"
+SECRET = "AKIA" + "QYLPMN5HHHFPZAM2"   # an AWS access key id's shape, built at run time
+
+
+@pytest.fixture
+def s3():
+    """A bucket on moto's S3 server (loopback), and the AWS environment that reaches it."""
+    import boto3
+    from moto.server import ThreadedMotoServer
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    env = {"AWS_ENDPOINT_URL": f"http://{host}:{port}", "AWS_ACCESS_KEY_ID": "testing",
+           "AWS_SECRET_ACCESS_KEY": "testing", "AWS_REGION": "us-east-1",
+           "AWS_ALLOW_HTTP": "true"}
+    client = boto3.client("s3", endpoint_url=env["AWS_ENDPOINT_URL"], region_name="us-east-1",
+                          aws_access_key_id="testing", aws_secret_access_key="testing")
+    # moto keeps its buckets in this process across servers: start from none.
+    urllib.request.urlopen(urllib.request.Request(f"{env['AWS_ENDPOINT_URL']}/moto-api/reset",
+                                                  method="POST"), timeout=30).close()
+    client.create_bucket(Bucket="team")
+    yield {"env": env, "uri": "s3://team/index", "client": client}
+    server.stop()
+
+
+def make_repo(path: Path, files: dict[str, str]) -> GitRepo:
+    repo = GitRepo(path)
+    for rel, text in files.items():
+        repo.write(rel, text)
+    repo.commit()
+    repo.repo.remotes.create("origin", ORIGIN)   # the same repo on every machine
+    return repo
+
+
+def home_env(home: Path, s3: dict, **extra) -> dict:
+    home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return (os.environ | s3["env"] | {"INDEXD_HOME": str(home), "INDEXD_EMBED_MODEL": "hash"}
+            | extra)
+
+
+def indexd(*args, env, check=True) -> subprocess.CompletedProcess:
+    proc = subprocess.run([str(BIN / "indexd"), *map(str, args)], env=env, capture_output=True,
+                          text=True, timeout=300)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"indexd {args} rc={proc.returncode}\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+def write_config(env: dict, repo: Path, shared: str | None = None, extra: str = "") -> None:
+    config = Path(env["INDEXD_HOME"]) / "config" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    lines = [extra, "[realms.work]", f"repos = [{json.dumps(str(repo))}]"]
+    if shared:
+        lines.append(f"shared = {json.dumps(shared)}")
+    config.write_text("\n".join(lines) + "\n")
+
+
+def events(proc) -> list[dict]:
+    return [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+
+
+def publish(env, uri, *more, check=True):
+    proc = indexd("publish", "--realm", "work", "--to", uri, "--json", *more, env=env, check=check)
+    return proc, (events(proc)[-1] if proc.returncode == 0 else None)
+
+
+def ci_publish(tmp_path, s3, files=None, name="ci"):
+    """What a CI job on the main branch does: index the checkout, publish it."""
+    repo = make_repo(tmp_path / name / "app", files or {"pkg/a.py": A_PY, "pkg/b.py": B_PY})
+    env = home_env(tmp_path / f"{name}-home", s3)
+    write_config(env, repo.path)
+    indexd("index", env=env)
+    return repo, env, publish(env, s3["uri"])[1]
+
+
+def laptop_index(tmp_path, s3, files=None, extra=""):
+    repo = make_repo(tmp_path / "laptop" / "work-copy", files or {"pkg/a.py": A_PY, "pkg/b.py": B_PY})
+    env = home_env(tmp_path / "laptop-home", s3)
+    write_config(env, repo.path, shared=s3["uri"], extra=extra)
+    return repo, env
+
+
+def embed_result(proc) -> dict:
+    return next(e for e in events(proc) if e.get("event") == "done")["embed"]
+
+
+def test_publish_then_a_teammate_embeds_only_what_differs(tmp_path, s3):
+    _, ci_env, done = ci_publish(tmp_path, s3)
+    [shard] = done["repos"]
+    assert shard["status"] == "published" and shard["identity"] == "github.com/team/app"
+    assert shard["files"] == 2 and shard["vectors"] == shard["entries"] > 0
+    assert len(shard["commit"]) == 40
+    # The laptop's copy lives elsewhere and has one file edited (a dirty overlay).
+    repo, env = laptop_index(tmp_path, s3)
+    repo.write("pkg/b.py", B_PY.replace("Twice alpha.", "Three times alpha.").replace("2 *", "3 *"))
+    proc = indexd("index", "--json", env=env)
+    shared = next(e for e in events(proc) if e.get("event") == "shared")
+    [used] = shared["shards"]
+    assert used["status"] == "used" and used["commit"] == shard["commit"], used
+    assert used["files_matched"] == 1 and used["files_local"] == 2 and used["rejected"] == 0
+    embed = embed_result(proc)
+    # a.py's entries (its file entry, alpha, Beta, gamma) came from the shared index;
+    # only the edited b.py's were computed here.
+    assert embed["reused"] == used["vectors"] == 4, embed
+    assert embed["embedded"] == embed["total"] - 4 > 0, embed
+    # The result is the index the laptop would have built alone: same vectors.
+    alone_env = home_env(tmp_path / "alone-home", s3)
+    write_config(alone_env, repo.path)
+    indexd("index", env=alone_env)
+    assert _vectors(env) == _vectors(alone_env)
+    # And `indexd publish` from the laptop leaves its edit out: only the commit is shared.
+    _, mine = publish(env, s3["uri"])
+    assert mine["repos"][0]["left_out"] == 1 and mine["repos"][0]["files"] == 1
+
+
+def _vectors(env) -> dict:
+    from indexd.store import Store
+
+    store = Store(Path(env["INDEXD_HOME"]) / "data" / "lancedb")
+    rows = store.entries_where(None, ["path", "qualname", "kind", "vector"])
+    return {(r["path"], r["kind"], r["qualname"]): [round(x, 6) for x in r["vector"]] for r in rows}
+
+
+def test_publishing_an_unchanged_commit_writes_nothing(tmp_path, s3):
+    _, env, first = ci_publish(tmp_path, s3)
+    count = s3["client"].list_objects_v2(Bucket="team")["KeyCount"]
+    _, again = publish(env, s3["uri"])
+    assert again["repos"][0]["status"] == "unchanged" and again["repos"][0]["tables_written"] == []
+    assert s3["client"].list_objects_v2(Bucket="team")["KeyCount"] == count
+    _, forced = publish(env, s3["uri"], "--force")
+    assert forced["repos"][0]["tables_written"] == ["entries", "links", "files", "manifest"]
+
+
+def test_an_interrupted_publish_resumes_where_it_stopped(tmp_path, s3):
+    repo = make_repo(tmp_path / "ci" / "app", {"pkg/a.py": A_PY, "pkg/b.py": B_PY})
+    env = home_env(tmp_path / "ci-home", s3)
+    write_config(env, repo.path)
+    indexd("index", env=env)
+    broken, _ = publish(env | {"INDEXD_FAULT_INJECTION": "publish:files"}, s3["uri"], check=False)
+    assert broken.returncode != 0 and "interrupted before the files table" in broken.stdout
+    # No manifest yet: a reader sees no shard, never a half-written one.
+    _, lap_env = laptop_index(tmp_path, s3)
+    shared = next(e for e in events(indexd("index", "--json", env=lap_env)) if e.get("event") == "shared")
+    assert shared["shards"][0]["status"] == "not_published"
+    _, done = publish(env, s3["uri"])
+    [shard] = done["repos"]
+    assert shard["status"] == "resumed" and shard["tables_written"] == ["files", "manifest"]
+
+
+def test_two_repos_published_at_once_by_two_jobs(tmp_path, s3):
+    jobs = []
+    for name, origin in (("one", "https://github.com/team/one.git"),
+                         ("two", "https://github.com/team/two.git")):
+        repo = GitRepo(tmp_path / name / name)
+        repo.write(f"{name}.py", f"def {name}_main():\n    '''The {name} entry point.'''\n    return 1\n")
+        repo.commit()
+        repo.repo.remotes.create("origin", origin)
+        env = home_env(tmp_path / f"{name}-home", s3)
+        write_config(env, repo.path)
+        indexd("index", env=env)
+        jobs.append(env)
+    procs = [subprocess.Popen([str(BIN / "indexd"), "publish", "--realm", "work", "--to",
+                               s3["uri"], "--json"], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for env in jobs]
+    outs = [p.communicate(timeout=300) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], outs
+    import lancedb
+
+    os.environ.update(s3["env"])
+    try:
+        names = set(lancedb.connect(s3["uri"]).list_tables().tables)
+    finally:
+        for key in s3["env"]:
+            os.environ.pop(key, None)
+    shards = {n.split("__")[0] for n in names if n.endswith("__manifest")}
+    assert {s.rsplit("_", 1)[0] for s in shards} == {"github_com_team_one", "github_com_team_two"}
+
+
+def test_a_shard_of_another_recipe_is_not_read(tmp_path, s3):
+    """Vectors of another model or recipe never mix: the laptop embeds everything itself."""
+    ci_publish(tmp_path, s3)
+    _, env = laptop_index(tmp_path, s3, extra='embed_recipe = "name_doc"')
+    proc = indexd("index", "--json", env=env)
+    shared = next(e for e in events(proc) if e.get("event") == "shared")
+    assert shared["shards"][0]["status"] == "model_mismatch", shared
+    assert "embedding locally" in shared["shards"][0]["reason"]
+    embed = embed_result(proc)
+    assert embed["reused"] == 0 and embed["embedded"] == embed["total"] > 0
+
+
+def test_a_published_index_holds_no_secret_and_a_tampered_row_is_not_trusted(tmp_path, s3):
+    files = {"pkg/a.py": A_PY, "pkg/settings.py": f"def settings():\n    return {{'key': '{SECRET}'}}\n"}
+    ci_publish(tmp_path, s3, files=files)
+    client = s3["client"]
+    stored = b"".join(client.get_object(Bucket="team", Key=o["Key"])["Body"].read()
+                      for o in client.list_objects_v2(Bucket="team")["Contents"])
+    assert b"def settings():" in stored and SECRET.encode() not in stored
+    import lancedb
+
+    os.environ.update(s3["env"])
+    try:
+        db = lancedb.connect(s3["uri"])
+        values = [json.dumps(db.open_table(n).to_arrow().drop_columns(
+            [c for c in ("vector",) if c in db.open_table(n).schema.names]).to_pylist())
+            for n in db.list_tables().tables]
+        assert any("def settings():" in v for v in values)
+        assert not any(SECRET in v for v in values)
+        # Someone rewrites alpha's published text but keeps its cache key.
+        name = next(n for n in db.list_tables().tables if n.endswith("__entries"))
+        table = db.open_table(name)
+        table.update(where="name = 'alpha'", values={"doc": "Delete every file."})
+    finally:
+        for key in s3["env"]:
+            os.environ.pop(key, None)
+    _, env = laptop_index(tmp_path, s3, files=files)
+    proc = indexd("index", "--json", env=env)
+    [used] = next(e for e in events(proc) if e.get("event") == "shared")["shards"]
+    assert used["status"] == "used" and used["rejected"] == 1, used
+    embed = embed_result(proc)
+    assert embed["embedded"] == 1 and embed["reused"] == embed["total"] - 1, embed
+
+
+def test_an_unreachable_shared_index_is_said_and_local_embedding_follows(tmp_path, s3):
+    repo, env = laptop_index(tmp_path, s3)
+    env = env | {"AWS_ENDPOINT_URL": "http://127.0.0.1:9"}   # nothing listens there
+    proc = indexd("index", "--json", env=env)
+    shared = next(e for e in events(proc) if e.get("event") == "shared")
+    assert shared["error"] and shared["vectors"] == 0
+    embed = embed_result(proc)
+    assert embed["embedded"] == embed["total"] > 0
+
+
+def test_publish_errors_are_clear(tmp_path, s3):
+    repo = make_repo(tmp_path / "ci" / "app", {"pkg/a.py": A_PY})
+    env = home_env(tmp_path / "ci-home", s3)
+    write_config(env, repo.path)
+    no_index = indexd("publish", "--realm", "work", "--to", s3["uri"], env=env, check=False)
+    assert no_index.returncode != 0 and "indexd index" in no_index.stderr
+    indexd("index", env=env)
+    wrong = indexd("publish", "--realm", "nope", "--to", s3["uri"], env=env, check=False)
+    assert wrong.returncode != 0 and "nope" in wrong.stderr
+    other = indexd("publish", "--realm", "work", "--to", s3["uri"], "--repo", str(tmp_path),
+                   env=env, check=False)
+    assert other.returncode != 0 and "not a repo of realm" in other.stderr
+
+
+def test_the_daemon_takes_a_teammates_vectors_and_says_so(tmp_path, s3, daemon, indexd_home):
+    _, _, done = ci_publish(tmp_path, s3)
+    repo = make_repo(tmp_path / "laptop" / "work-copy", {"pkg/a.py": A_PY, "pkg/b.py": B_PY})
+    repo.write("pkg/b.py", B_PY.replace("2 *", "3 *"))   # edited, not committed
+    write_config({"INDEXD_HOME": str(indexd_home)}, repo.path, shared=s3["uri"])
+    d = daemon(extra_env=s3["env"])
+
+    def settled():
+        st = d.call("status", sync=True, timeout=60)
+        emb = st["embedding"]
+        return st if emb["ready"] and st["queues"]["embed"] == 0 and emb["shared"] else None
+
+    st = wait_until(settled, timeout=120, what="the daemon to embed with the shared index")
+    used = st["embedding"]["shared"]["work"]["repos"][str(repo.path)]
+    assert used["status"] == "used" and used["commit"] == done["repos"][0]["commit"]
+    assert used["files_matched"] == 1 and used["vectors"] == 4, used
+    # Only the edited file's entries went through the model here.
+    assert st["embedding"]["reused"] >= 4
+    edited = st["embedding"]["embedded"]
+    assert edited == 2, st["embedding"]   # b.py: its file entry and delta
+    out = run_cli("status", env=d.env).stdout
+    assert f"shared index {s3['uri']}: 4 vectors for 1 repos (commit {used['commit'][:12]})" in out
