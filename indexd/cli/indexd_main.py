@@ -39,6 +39,9 @@ def _parser() -> argparse.ArgumentParser:
     pb.add_argument("--repo", action="append", metavar="PATH",
                     help="only this repo of the realm (repeatable); default: every repo")
     pb.add_argument("--force", action="store_true", help="rewrite shards that are unchanged")
+    pb.add_argument("--purge", metavar="PATH", action="append",
+                    help="instead: remove this file or folder (a path in the realm) from the "
+                         "published index, history included (repeatable)")
     pb.add_argument("--json", action="store_true", help="JSON lines: one per repo, then done")
     rs = sub.add_parser("reset", help="delete the index (config and caches are kept)")
     rs.add_argument("--yes", action="store_true", help="do not ask")

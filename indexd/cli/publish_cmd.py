@@ -30,6 +30,8 @@ def cmd_publish(args) -> int:
         if unknown:
             raise ConfigError(f"not a repo of realm {args.realm!r}: {', '.join(unknown)}; its "
                               f"repos: {', '.join(sorted(known))}")
+    if args.purge:
+        return _purge(settings, args)
     store = _open_store(settings)
     if not store.get_meta("embed_model"):
         print("indexd: warning: this index has no vectors yet (run `indexd index` first); "
@@ -46,4 +48,27 @@ def cmd_publish(args) -> int:
         print(f"{r.repo} -> {r.shard}: {r.status}, commit {r.commit[:12] or '(no git)'}, "
               f"{r.files} files, {r.entries} entries ({r.vectors} with vectors), "
               f"{r.links} links{left} ({r.seconds:.1f}s)")
+    return EXIT_OK
+
+
+def _purge(settings, args) -> int:
+    from ..realms import locate
+    from ..shared_index.location import connect
+    from ..shared_index.publish import purge_path
+
+    db = connect(args.to)
+    results = []
+    for path in args.purge:
+        realm, repo, rel = locate(settings, path)
+        if realm != args.realm:
+            raise ConfigError(f"{path} is in realm {realm!r}, not {args.realm!r}")
+        if rel in ("", "."):
+            raise ConfigError(f"{path} is a whole repo: name a file or folder inside it")
+        results.append(purge_path(db, repo, rel) | {"repo": repo})
+    if args.json:
+        print(json.dumps({"event": "done", "uri": args.to, "purged": results}), flush=True)
+        return EXIT_OK
+    for r in results:
+        counts = ", ".join(f"{v} {k}" for k, v in r["removed"].items())
+        print(f"{r['repo']} -> {r['shard']}: removed {r['path']} ({counts}); older versions deleted")
     return EXIT_OK

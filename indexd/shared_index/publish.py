@@ -23,8 +23,10 @@ from __future__ import annotations
 import json
 import logging
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from datetime import timedelta
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -33,7 +35,8 @@ from .. import __version__
 from ..model import INDEXED, content_hash
 from ..stat_sidecar import extractor_version
 from ..store.schema import SCHEMA_VERSION
-from .location import SharedIndexError, connect, repo_identity, shard_name, table_name, table_names
+from .location import (TABLES, SharedIndexError, connect, repo_identity, shard_name, table_name,
+                       table_names)
 
 log = logging.getLogger(__name__)
 
@@ -132,6 +135,43 @@ def publish_repo(settings, store, db, realm: str, repo: str, model: str, force: 
              report.shard, commit[:12], report.files, report.entries, report.vectors,
              report.status)
     return report
+
+
+def purge_path(db, repo: str, path: str) -> dict:
+    """Remove one repo-relative file (or folder) from the repo's published shard,
+    history included: its tables are rewritten without the file's rows and every
+    older version is deleted from the store. The manifest's digest is reset, so
+    the next publish of a commit that still holds the file writes it again."""
+    shard = shard_name(repo_identity(repo))
+    names = set(table_names(db))
+    manifest = _manifest(db, shard, names)
+    if manifest is None:
+        raise SharedIndexError(f"nothing of {repo} is published there (no shard {shard})",
+                               {"shard": shard})
+    prefix = path.rstrip("/") + "/"
+    removed = {}
+    for name in ("entries", "links", "files"):
+        full = table_name(shard, name)
+        if full not in names:
+            continue
+        table = db.open_table(full)
+        data = table.to_arrow()
+        paths = data["path"]
+        gone = pc.or_(pc.equal(paths, path), pc.starts_with(paths, prefix))
+        removed[name] = int(pc.sum(gone.cast("int64")).as_py() or 0)
+        db.create_table(full, data.filter(pc.invert(gone)), mode="overwrite")
+    manifest.update(digest=f"purged:{time.time()}", purged_at=time.time())
+    for key, name in (("files", "files"), ("entries", "entries"), ("links", "links")):
+        manifest[key] = int(manifest.get(key) or 0) - removed.get(name, 0)
+    db.create_table(table_name(shard, "manifest"), pa.Table.from_pylist([manifest]), mode="overwrite")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name in TABLES:
+            full = table_name(shard, name)
+            if full in names or name == "manifest":
+                db.open_table(full).optimize(cleanup_older_than=timedelta(0))
+    log.info("purged shard=%s path=%s removed=%s", shard, path, removed)
+    return {"shard": shard, "path": path, "removed": removed}
 
 
 def read_manifest(db, shard: str) -> dict | None:

@@ -82,11 +82,14 @@ def seed_realm(settings, store, realm: str, uri: str, model_id: str,
     local embedding follows."""
     report, started = SeedReport(uri=uri, realm=realm), time.monotonic()
     try:
-        db = connect(uri)
-        names = set(table_names(db))
-        for _, repo in settings.realm_repos(realm):
-            if repos is None or repo in repos:
-                report.shards.append(_seed_repo(settings, store, db, names, realm, repo, model_id))
+        wanted = [repo for _, repo in settings.realm_repos(realm) if repos is None or repo in repos]
+        db, names = None, set()
+        for repo in wanted:
+            if db is None and store.count("entries", f"realm = {_sql(realm)} AND "
+                                                     f"repo = {_sql(repo)} AND vector IS NULL"):
+                db = connect(uri)   # only once something lacks a vector
+                names = set(table_names(db))
+            report.shards.append(_seed_repo(settings, store, db, names, realm, repo, model_id))
     except SharedIndexError as exc:
         report.error = exc.message
     except Exception as exc:  # noqa: BLE001 - an object store's failure must not stop indexing
@@ -101,6 +104,10 @@ def _seed_repo(settings, store, db, names: set[str], realm: str, repo: str,
                model_id: str) -> ShardReport:
     shard = shard_name(repo_identity(repo))
     out = ShardReport(repo=repo, shard=shard)
+    if not store.count("entries", f"realm = {_sql(realm)} AND repo = {_sql(repo)} "
+                                  "AND vector IS NULL"):
+        out.status = "nothing_missing"   # e.g. a daemon's restart: no request at all
+        return out
     if table_name(shard, "manifest") not in names:
         out.status, out.reason = "not_published", "no shard for this repo in the shared index"
         return out
@@ -114,14 +121,14 @@ def _seed_repo(settings, store, db, names: set[str], realm: str, repo: str,
     local = {path: rec.hash for path, rec in store.file_records(realm=realm, repo=repo).items()
              if rec.status == INDEXED}
     out.files_local = len(local)
-    shared = db.open_table(table_name(shard, "files")).to_arrow().select(["path", "hash"])
+    shared = _columns(db.open_table(table_name(shard, "files")), ["path", "hash"])
     matched = [p for p, h in zip(shared["path"].to_pylist(), shared["hash"].to_pylist())
                if local.get(p) == h]
     out.files_matched = len(matched)
     if not matched:
         out.status = "nothing_matched"
         return out
-    entries = db.open_table(table_name(shard, "entries")).to_arrow().select(TEXT_COLUMNS)
+    entries = _columns(db.open_table(table_name(shard, "entries")), TEXT_COLUMNS)
     entries = entries.filter(pc.is_in(entries["path"], value_set=pa.array(matched, pa.string())))
     entries = entries.filter(pc.is_valid(entries["vector"]))
     vectors: dict[str, list[float]] = {}
@@ -137,3 +144,12 @@ def _seed_repo(settings, store, db, names: set[str], realm: str, repo: str,
     out.vectors = len(vectors)
     out.status = "used"
     return out
+
+
+def _columns(table, columns: list[str]) -> pa.Table:
+    """Only these columns are read from the object store (a shard's bodies stay there)."""
+    return table.search().select(columns).limit(None).to_arrow()
+
+
+def _sql(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"

@@ -291,3 +291,53 @@ def test_the_daemon_takes_a_teammates_vectors_and_says_so(tmp_path, s3, daemon, 
     assert edited == 2, st["embedding"]   # b.py: its file entry and delta
     out = run_cli("status", env=d.env).stdout
     assert f"shared index {s3['uri']}: 4 vectors for 1 repos (commit {used['commit'][:12]})" in out
+
+
+def _bucket_bytes(s3) -> bytes:
+    client = s3["client"]
+    return b"".join(client.get_object(Bucket="team", Key=o["Key"])["Body"].read()
+                    for o in client.list_objects_v2(Bucket="team").get("Contents", []))
+
+
+def test_purge_removes_a_file_from_the_published_index_history_included(tmp_path, s3):
+    leak = "def internal_only():\n    '''Kestrel-marzipan-9431: not for the index.'''\n    return 7\n"
+    files = {"pkg/a.py": A_PY, "pkg/notes/leak.py": leak}
+    repo, env, _ = ci_publish(tmp_path, s3, files=files)
+    repo.write("pkg/a.py", A_PY + "\n\ndef epsilon():\n    return 5\n")   # a second published version
+    repo.commit()
+    indexd("index", env=env)
+    publish(env, s3["uri"])
+    assert b"Kestrel-marzipan-9431" in _bucket_bytes(s3)
+    proc = indexd("publish", "--realm", "work", "--to", s3["uri"], "--purge",
+                  repo.path / "pkg" / "notes", "--json", env=env)
+    [purged] = events(proc)[-1]["purged"]
+    assert purged["removed"]["files"] == 1 and purged["removed"]["entries"] >= 2, purged
+    assert b"Kestrel-marzipan-9431" not in _bucket_bytes(s3)
+    # What is left still serves a teammate.
+    _, lap_env = laptop_index(tmp_path, s3, files={"pkg/a.py": A_PY + "\n\ndef epsilon():\n    return 5\n"})
+    [used] = next(e for e in events(indexd("index", "--json", env=lap_env))
+                  if e.get("event") == "shared")["shards"]
+    assert used["status"] == "used" and used["files_matched"] == 1
+    # The next publish of a commit that still holds the file writes it again: purging is not ignoring.
+    _, again = publish(env, s3["uri"])
+    assert again["repos"][0]["status"] == "published"
+
+
+def test_a_restarted_daemon_does_not_read_the_shared_index_again(tmp_path, s3, daemon, indexd_home):
+    ci_publish(tmp_path, s3)
+    repo = make_repo(tmp_path / "laptop" / "work-copy", {"pkg/a.py": A_PY, "pkg/b.py": B_PY})
+    write_config({"INDEXD_HOME": str(indexd_home)}, repo.path, shared=s3["uri"])
+
+    def settled(d):
+        def check():
+            st = d.call("status", sync=True, timeout=60)
+            shared = (st["embedding"]["shared"].get("work") or {}).get("repos") or {}
+            return st if st["queues"]["embed"] == 0 and str(repo.path) in shared else None
+        return wait_until(check, timeout=120, what="the shared index to be read")
+
+    first = daemon(extra_env=s3["env"])
+    used = settled(first)["embedding"]["shared"]["work"]["repos"][str(repo.path)]
+    assert used["status"] == "used" and used["vectors"] == 6   # both files, all committed
+    first.stop()
+    again = settled(daemon(extra_env=s3["env"]))["embedding"]["shared"]["work"]["repos"][str(repo.path)]
+    assert again["status"] == "nothing_missing" and again["vectors"] == 0

@@ -1,0 +1,342 @@
+"""A team's shared index on moto's S3 server: publish cost, and a teammate's cold start with and without it.
+
+    .venv/bin/python bench/shared_index.py --from-home HOME --realm std [--no-local]
+        [--queries 30] [--work DIR] [--no-doc]
+
+``--from-home``: an INDEXD_HOME whose realm ``--realm`` is indexed and embedded
+with the default model (e.g. the home ``bench/search_quality.py --keep``
+leaves); it plays the CI job that published. Its store is copied, never
+changed. Steps, in one run, against moto's S3 server on loopback (in this
+process; requests counted from its request log):
+
+1. **publish**: ``indexd publish --realm R --to s3://bench/index`` from a copy
+   of the home: seconds, requests, objects and bytes in the bucket.
+2. **teammate, shared**: a fresh home with the same corpus and
+   ``shared = "s3://bench/index"``: ``indexd index`` with the real model,
+   seconds until every entry has its vector (time to the first semantic
+   query), vectors reused vs computed, requests.
+3. **teammate, alone** (unless ``--no-local``): the same without ``shared``:
+   the model embeds everything.
+4. **queries**: a daemon on the shared home answers ``--queries`` hybrid
+   searches and as many ``impact`` calls over its socket: p50/p95 ms, the
+   daemon's RSS, and the object-store requests made while answering (queries
+   never read the shared index: it only fills the vector cache).
+
+Prints a table and, unless ``--no-doc``, writes it between
+``<!-- shared_index:start -->`` and ``<!-- shared_index:end -->`` of
+docs/benchmarks.md. The issue's scale corpus (>= 200 repos, >= 2M lines) is
+not built by this script yet; the stdlib realm is one shard of ~1,800 files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import logging
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+BIN = ROOT / ".venv" / "bin"
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(ROOT))
+
+QUERIES = ["parse a date string", "retry a failed connection", "read a config file",
+           "escape html entities", "compress data with gzip", "walk a directory tree",
+           "format a traceback", "thread safe queue", "temporary directory cleanup",
+           "split a shell command line"]
+
+
+class RequestCounter(logging.Handler):
+    """Counts the moto server's requests (werkzeug logs one line per request)."""
+
+    def __init__(self):
+        super().__init__()
+        self.count = 0
+        self._lock = threading.Lock()
+
+    def emit(self, record):
+        if "HTTP/1.1" in record.getMessage():
+            with self._lock:
+                self.count += 1
+
+
+def start_s3():
+    import boto3
+    from moto.server import ThreadedMotoServer
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    env = {"AWS_ENDPOINT_URL": f"http://{host}:{port}", "AWS_ACCESS_KEY_ID": "bench",
+           "AWS_SECRET_ACCESS_KEY": "bench", "AWS_REGION": "us-east-1", "AWS_ALLOW_HTTP": "true"}
+    client = boto3.client("s3", endpoint_url=env["AWS_ENDPOINT_URL"], region_name="us-east-1",
+                          aws_access_key_id="bench", aws_secret_access_key="bench")
+    client.create_bucket(Bucket="bench")
+    counter = RequestCounter()
+    log = logging.getLogger("werkzeug")
+    log.setLevel(logging.INFO)
+    for handler in list(log.handlers):   # its own stream handler: one line per request
+        log.removeHandler(handler)
+    log.addHandler(counter)
+    log.propagate = False
+    return server, env, client, counter
+
+
+def bucket_size(client) -> tuple[int, int]:
+    objects, size, token = 0, 0, None
+    while True:
+        page = client.list_objects_v2(Bucket="bench", **({"ContinuationToken": token} if token else {}))
+        for obj in page.get("Contents", []):
+            objects, size = objects + 1, size + obj["Size"]
+        token = page.get("NextContinuationToken")
+        if not token:
+            return objects, size
+
+
+def run(args, env, what: str) -> tuple[float, list[dict]]:
+    started = time.perf_counter()
+    proc = subprocess.run([str(BIN / "indexd"), *args], env=env, capture_output=True, text=True)
+    seconds = time.perf_counter() - started
+    if proc.returncode != 0:
+        raise SystemExit(f"{what} failed rc={proc.returncode}\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
+    return seconds, [json.loads(x) for x in proc.stdout.splitlines() if x.startswith("{")]
+
+
+def home(work: Path, name: str, realm: str, corpus: list[str], shared: str | None) -> Path:
+    path = work / name
+    (path / "config").mkdir(parents=True)
+    path.chmod(0o700)
+    lines = [f"[realms.{realm}]", f"repos = {json.dumps(corpus)}"]
+    if shared:
+        lines.append(f"shared = {json.dumps(shared)}")
+    (path / "config" / "config.toml").write_text("\n".join(lines) + "\n")
+    return path
+
+
+def teammate(work, name, realm, corpus, shared, base_env, counter) -> dict:
+    h = home(work, name, realm, corpus, shared)
+    env = base_env | {"INDEXD_HOME": str(h)}
+    before = counter.count
+    seconds, events = run(["index", "--realm", realm, "--json"], env, name)
+    done = next(e for e in events if e.get("event") == "done")
+    embed = done.get("embed") or {}
+    return {"home": h, "env": env, "seconds": seconds, "requests": counter.count - before,
+            "total": embed.get("total", 0), "reused": embed.get("reused", 0),
+            "embedded": embed.get("embedded", 0), "embed_s": embed.get("seconds", 0.0),
+            "shared": embed.get("shared")}
+
+
+def query_figures(env, counter, n: int, realm: str, corpus: list[str]) -> dict:
+    from indexd.client import Client
+
+    sock = Path(env["INDEXD_HOME"]) / "indexd.sock"
+    out = open(Path(env["INDEXD_HOME"]) / "daemon.out", "ab")
+    proc = subprocess.Popen([str(BIN / "indexd"), "run"], env=env, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 600
+        while True:
+            try:
+                with Client(sock, timeout=120) as c:
+                    st = c.call("status", sync=True)
+                if st["embedding"]["ready"] and st["queues"]["embed"] == 0:
+                    break
+            except Exception:  # noqa: BLE001 - not up yet
+                pass
+            if time.monotonic() > deadline:
+                raise SystemExit("daemon did not settle in 600 s")
+            time.sleep(0.5)
+        every = sorted(p for repo in corpus for p in Path(repo).rglob("*.py") if ".git" not in p.parts)
+        files = every[:: max(1, len(every) // n)][:n]   # evenly spaced over the realm
+        before = counter.count
+        search_ms, impact_ms = [], []
+        with Client(sock, timeout=120) as c:
+            for i in range(n):
+                t = time.perf_counter()
+                c.call("search", query=QUERIES[i % len(QUERIES)] + ("" if i < len(QUERIES) else f" {i}"),
+                       realm=realm, limit=10)
+                search_ms.append((time.perf_counter() - t) * 1000)
+            for f in files:
+                t = time.perf_counter()
+                c.call("impact", target=str(f), depth=3)
+                impact_ms.append((time.perf_counter() - t) * 1000)
+            rss = c.call("status")["daemon"]["rss_mb"]
+            c.call("shutdown")
+        proc.wait(timeout=60)
+        return {"requests": counter.count - before, "queries": len(search_ms) + len(impact_ms),
+                "search_p50": statistics.median(search_ms),
+                "search_p95": statistics.quantiles(search_ms, n=20)[-1],
+                "impact_p50": statistics.median(impact_ms),
+                "impact_p95": statistics.quantiles(impact_ms, n=20)[-1], "rss_mb": rss}
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        out.close()
+
+
+def build_sdist_corpus(names_file: Path, root: Path, cache: Path) -> tuple[list[str], int, int]:
+    """Each listed project's sdist (pip download, cached), unpacked as a git repo
+    with its PyPI page as origin: (repo paths, lines of text, projects skipped)."""
+    import tarfile
+    import zipfile
+
+    import pygit2
+
+    names = [n.strip() for n in names_file.read_text().splitlines()
+             if n.strip() and not n.startswith("#")]
+    cache.mkdir(parents=True, exist_ok=True)
+    have = {p.name.lower().replace("_", "-") for p in cache.iterdir()}
+    missing = [n for n in dict.fromkeys(names)
+               if not any(h.startswith(n.lower() + "-") for h in have)]
+    for start in range(0, len(missing), 20):   # pip resolves one batch at a time
+        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
+                        "-q", "-d", str(cache), *missing[start:start + 20]],
+                       capture_output=True, text=True)
+        for name in missing[start:start + 20]:   # a batch with one bad name downloads nothing
+            if not any(p.name.lower().replace("_", "-").startswith(name.lower() + "-")
+                       for p in cache.iterdir()):
+                subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary",
+                                ":all:", "-q", "-d", str(cache), name], capture_output=True, text=True)
+    repos, lines, skipped = [], 0, 0
+    sig = pygit2.Signature("bench", "bench@example.invalid")
+    for name in dict.fromkeys(names):
+        archive = next((p for p in sorted(cache.iterdir())
+                        if p.name.lower().replace("_", "-").startswith(name.lower() + "-")), None)
+        if archive is None:
+            skipped += 1
+            continue
+        dest = root / name
+        if not dest.exists():
+            tmp = root / f".{name}.unpack"
+            shutil.rmtree(tmp, ignore_errors=True)
+            if archive.suffix == ".zip":
+                zipfile.ZipFile(archive).extractall(tmp)
+            else:
+                with tarfile.open(archive) as tar:
+                    tar.extractall(tmp, filter="data")
+            inner = next(tmp.iterdir())
+            inner.rename(dest)
+            shutil.rmtree(tmp)
+            git = pygit2.init_repository(str(dest))
+            git.index.add_all()
+            git.index.write()
+            git.create_commit("HEAD", sig, sig, "sdist", git.index.write_tree(), [])
+            git.remotes.create("origin", f"https://pypi.org/project/{name}")
+        repos.append(str(dest))
+        for f in dest.rglob("*"):
+            if f.is_file() and ".git" not in f.parts and f.suffix in (".py", ".md", ".rst", ".txt",
+                                                                      ".c", ".h", ".pyx", ".toml", ".cfg"):
+                try:
+                    lines += f.read_bytes().count(b"\n")
+                except OSError:
+                    pass
+    return repos, lines, skipped
+
+
+def table(pub: dict, mine: dict, alone: dict | None, q: dict | None) -> str:
+    rows = ["| step | seconds | entries | vectors reused | vectors computed | S3 requests | note |",
+            "|---|---|---|---|---|---|---|",
+            f"| publish (CI) | {pub['seconds']:.1f} | {pub['entries']:,} | | | {pub['requests']:,} | "
+            f"{pub['objects']} objects, {pub['bytes'] / 1e6:.1f} MB |",
+            f"| teammate, shared | {mine['seconds']:.1f} | {mine['total']:,} | {mine['reused']:,} | "
+            f"{mine['embedded']:,} | {mine['requests']:,} | embed stage {mine['embed_s']:.1f} s |"]
+    if alone:
+        ratio = alone["seconds"] / mine["seconds"] if mine["seconds"] else 0
+        rows.append(f"| teammate, alone | {alone['seconds']:.1f} | {alone['total']:,} | "
+                    f"{alone['reused']:,} | {alone['embedded']:,} | 0 | "
+                    f"embed stage {alone['embed_s']:.1f} s; shared is **{ratio:.1f}x** sooner |")
+    text = "\n".join(rows)
+    if q:
+        text += (f"\n\nWith the shared home's daemon settled: {q['queries']} queries over the socket "
+                 f"(hybrid search p50 {q['search_p50']:.1f} / p95 {q['search_p95']:.1f} ms; "
+                 f"impact depth 3 p50 {q['impact_p50']:.1f} / p95 {q['impact_p95']:.1f} ms), "
+                 f"**{q['requests']} object-store requests** while answering them, daemon RSS "
+                 f"{q['rss_mb']:.0f} MB.")
+    return text
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--from-home", type=Path, help="an embedded home to publish from")
+    ap.add_argument("--sdists", type=Path, help="instead: a list of PyPI projects (bench/data/sdists.txt), "
+                    "each downloaded, unpacked as a git repo, indexed by a CI home")
+    ap.add_argument("--sdist-cache", type=Path, default=Path(tempfile.gettempdir()) / "indexd-sdists")
+    ap.add_argument("--model", help="INDEXD_EMBED_MODEL for every home (default: the default model)")
+    ap.add_argument("--realm", default="std")
+    ap.add_argument("--no-local", action="store_true", help="skip the teammate-alone run (minutes)")
+    ap.add_argument("--queries", type=int, default=30)
+    ap.add_argument("--work", type=Path)
+    ap.add_argument("--no-doc", action="store_true")
+    args = ap.parse_args(argv)
+    from indexd.config import load_settings
+
+    work = args.work or Path(tempfile.mkdtemp(prefix="shb"))
+    base = {k: v for k, v in os.environ.items() if k != "INDEXD_EMBED_MODEL"}
+    if args.model:
+        base["INDEXD_EMBED_MODEL"] = args.model
+    scale = ""
+    if args.sdists:
+        corpus, lines, skipped = build_sdist_corpus(args.sdists, work / "corpus", args.sdist_cache)
+        scale = f"{len(corpus)} repos from PyPI sdists ({skipped} not downloadable), {lines:,} lines"
+        print(scale, flush=True)
+        ci = home(work, "ci", args.realm, corpus, None)
+        seconds, _ = run(["index", "--realm", args.realm, "--json"], base | {"INDEXD_HOME": str(ci)},
+                         "the CI index")
+        scale += f"; the CI job's `indexd index`: {seconds:.0f} s"
+    else:
+        src_settings = load_settings(os.environ | {"INDEXD_HOME": str(args.from_home)})
+        corpus = list(src_settings.realms[args.realm])
+        ci = work / "ci"
+        shutil.copytree(args.from_home, ci, ignore=shutil.ignore_patterns("*.lock", "*.sock"))
+    server, s3env, client, counter = start_s3()
+    try:
+        base = base | s3env
+        ci_env = base | {"INDEXD_HOME": str(ci)}
+        uri = "s3://bench/index"
+        before = counter.count
+        seconds, events = run(["publish", "--realm", args.realm, "--to", uri, "--json"], ci_env, "publish")
+        done = events[-1]
+        objects, size = bucket_size(client)
+        pub = {"seconds": seconds, "requests": counter.count - before, "objects": objects,
+               "bytes": size, "entries": sum(r["entries"] for r in done["repos"])}
+        print(f"publish: {pub}", flush=True)
+        mine = teammate(work, "shared", args.realm, corpus, uri, base, counter)
+        print(f"teammate with the shared index: { {k: v for k, v in mine.items() if k not in ('home', 'env')} }",
+              flush=True)
+        alone = None if args.no_local else teammate(work, "alone", args.realm, corpus, None, base, counter)
+        if alone:
+            print(f"teammate alone: { {k: v for k, v in alone.items() if k not in ('home', 'env')} }", flush=True)
+        q = query_figures(mine["env"], counter, args.queries, args.realm, corpus) if args.queries else None
+        text = table(pub, mine, alone, q)
+        print(text)
+        if not args.no_doc:
+            from agreement import replace_region
+
+            load = os.getloadavg()[0]
+            what = (f"--sdists {args.sdists.name}" + (f" --model {args.model}" if args.model else "")
+                    if args.sdists else f"--from-home HOME --realm {args.realm}")
+            intro = (f"`bench/shared_index.py {what}`{' (' + scale + ')' if scale else ''}, "
+                     f"{dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC, load {load:.1f}, "
+                     f"{os.cpu_count()} cores, moto's S3 server on loopback, "
+                     f"model {args.model or 'default'}:")
+            region = "shared_scale" if args.sdists else "shared_index"
+            replace_region(ROOT / "docs" / "benchmarks.md", region, f"{intro}\n\n{text}", "")
+    finally:
+        server.stop()
+        if not args.work:
+            shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
