@@ -15,7 +15,11 @@ from .summarizer import _first_paragraph, _shorten
 
 FILE_SUMMARY_CHARS = 300
 OUTLINE_NAMES = 4          # names per kind; the rest are "and N more"
-_PY_DOC = re.compile(r'\A(?:\s*#[^\n]*\n|\s*\n)*\s*[rRuU]?("""|\'\'\')(.*?)\1', re.S)
+# Leading comment and blank lines, then the docstring. Each line is one alternative
+# that cannot also match part of its neighbour ([ \t], not \s): with \s a run of
+# blank lines split every way, and a file of comments then blanks (pylint's own
+# too_many_lines test) backtracked exponentially (tests/e2e/test_hostile.py).
+_PY_DOC = re.compile(r'\A(?:[ \t]*#[^\n]*\n|[ \t]*\r?\n)*[ \t]*[rRuU]?("""|\'\'\')(.*?)\1', re.S)
 _LINE_COMMENT = re.compile(r"^\s*(//[/!]?|#|--)\s?(.*)$")
 _NOT_A_LEAD = re.compile(r"copyright|licen[cs]e|spdx|^!|-\*-|^\s*eslint|@ts-", re.I)
 _KIND_WORDS = {"class": ("class", "classes"), "function": ("function", "functions"),

@@ -228,3 +228,37 @@ def test_requests_outside_the_realms_are_refused(git_repo, daemon, tmp_path):
         with pytest.raises(RealmError):
             d.call("impact", target=target)
     assert d.call("symbols", path=str(root / "sub" / ".." / "a.py"))["path"] == "a.py"
+
+
+# -- the rows stage: summaries made while parsing -------------------------------
+
+# pylint's own tests/functional/t/too/too_many_lines.py: two comment lines, a thousand
+# blank ones, then code. The module-docstring pattern backtracked exponentially on it,
+# so `indexd index` over pylint's sdist never finished (a worker spun for minutes).
+COMMENTS_THEN_BLANKS = ("# pylint: disable=missing-docstring\n# -1: [too-many-lines]\n"
+                        + "\n" * 1000 + "ZERFZAER = 1\nHEHEHE = 2\n")
+
+
+def test_module_docstring_search_is_linear_in_blank_lines():
+    from indexd.enrich.file_summary import module_doc
+
+    def text(n):
+        return "# a comment\n" + "\n" * n + "x = 1\n"
+
+    small, big = text(12), text(24)
+    ratio = cost_ratio(lambda: module_doc(small, "python"), lambda: module_doc(big, "python"), 3)
+    assert ratio < 3, f"2x the blank lines cost {ratio:.1f}x the CPU"
+    assert module_doc('# c\n\n"""The lead."""\n', "python") == "The lead."
+
+
+def test_comments_then_a_thousand_blank_lines_index_like_any_file(git_repo):
+    from testlib import run_cli
+
+    git_repo.write("tests/too_many_lines.py", COMMENTS_THEN_BLANKS)
+    git_repo.write("app.py", "def app_main():\n    return 1\n")
+    git_repo.commit()
+    settings_with_realm("work", git_repo.path)
+    done = run_cli("index", "--json", tool="indexd", timeout=300)   # never finished before
+    assert done.returncode == 0, done.stderr
+    found = run_cli("search", "HEHEHE", "--json", timeout=60)
+    assert "tests/too_many_lines.py" in {h["path"] for h in __import__("json").loads(found.stdout)["results"]}
