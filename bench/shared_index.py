@@ -184,8 +184,39 @@ def query_figures(env, counter, n: int, realm: str, corpus: list[str]) -> dict:
         out.close()
 
 
+def _fetch_sdist(name: str, cache: Path) -> Path | None:
+    """The latest release's sdist of ``name`` from PyPI's JSON API, once."""
+    import urllib.request
+
+    if any(_is_of(p, name) for p in cache.iterdir()):
+        return None
+    try:
+        from urllib.parse import urljoin
+
+        api = f"https://pypi.org/pypi/{name}/json"
+        with urllib.request.urlopen(api, timeout=60) as r:
+            meta = json.load(r)
+        url = next(u for u in meta["urls"] if u["packagetype"] == "sdist")
+        target = cache / url["filename"]
+        with urllib.request.urlopen(urljoin(api, url["url"]), timeout=300) as r:   # mirrors: relative
+            target.with_suffix(".part").write_bytes(r.read())
+        target.with_suffix(".part").rename(target)
+        return target
+    except Exception as exc:  # noqa: BLE001 - a project without an sdist is skipped, counted
+        print(f"  {name}: no sdist ({type(exc).__name__}: {exc})", flush=True)
+        return None
+
+
+def _is_of(path: Path, name: str) -> bool:
+    import re
+
+    stem = path.name.lower().replace("_", "-").replace(".", "-")
+    want = re.escape(name.lower().replace("_", "-").replace(".", "-"))
+    return re.match(rf"{want}-\d", stem) is not None and not path.name.endswith(".part")
+
+
 def build_sdist_corpus(names_file: Path, root: Path, cache: Path) -> tuple[list[str], int, int]:
-    """Each listed project's sdist (pip download, cached), unpacked as a git repo
+    """Each listed project's sdist (PyPI's JSON API, cached), unpacked as a git repo
     with its PyPI page as origin: (repo paths, lines of text, projects skipped)."""
     import tarfile
     import zipfile
@@ -195,23 +226,15 @@ def build_sdist_corpus(names_file: Path, root: Path, cache: Path) -> tuple[list[
     names = [n.strip() for n in names_file.read_text().splitlines()
              if n.strip() and not n.startswith("#")]
     cache.mkdir(parents=True, exist_ok=True)
-    have = {p.name.lower().replace("_", "-") for p in cache.iterdir()}
-    missing = [n for n in dict.fromkeys(names)
-               if not any(h.startswith(n.lower() + "-") for h in have)]
-    for start in range(0, len(missing), 20):   # pip resolves one batch at a time
-        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
-                        "-q", "-d", str(cache), *missing[start:start + 20]],
-                       capture_output=True, text=True)
-        for name in missing[start:start + 20]:   # a batch with one bad name downloads nothing
-            if not any(p.name.lower().replace("_", "-").startswith(name.lower() + "-")
-                       for p in cache.iterdir()):
-                subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary",
-                                ":all:", "-q", "-d", str(cache), name], capture_output=True, text=True)
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(8) as pool:   # network-bound: PyPI's JSON API, no builds
+        list(pool.map(lambda n: _fetch_sdist(n, cache), dict.fromkeys(names)))
+    root.mkdir(parents=True, exist_ok=True)
     repos, lines, skipped = [], 0, 0
     sig = pygit2.Signature("bench", "bench@example.invalid")
     for name in dict.fromkeys(names):
-        archive = next((p for p in sorted(cache.iterdir())
-                        if p.name.lower().replace("_", "-").startswith(name.lower() + "-")), None)
+        archive = next((p for p in sorted(cache.iterdir()) if _is_of(p, name)), None)
         if archive is None:
             skipped += 1
             continue
@@ -227,17 +250,24 @@ def build_sdist_corpus(names_file: Path, root: Path, cache: Path) -> tuple[list[
             inner = next(tmp.iterdir())
             inner.rename(dest)
             shutil.rmtree(tmp)
-            git = pygit2.init_repository(str(dest))
-            git.index.add_all()
-            git.index.write()
-            git.create_commit("HEAD", sig, sig, "sdist", git.index.write_tree(), [])
-            git.remotes.create("origin", f"https://pypi.org/project/{name}")
+            try:
+                git = pygit2.init_repository(str(dest))
+                git.index.add_all()
+                git.index.write()
+                git.create_commit("HEAD", sig, sig, "sdist", git.index.write_tree(), [])
+                git.remotes.create("origin", f"https://pypi.org/project/{name}")
+            except pygit2.GitError as exc:   # e.g. a nested repository in the sdist
+                print(f"  {name}: not made a repo ({exc})", flush=True)
+                shutil.rmtree(dest)
+                skipped += 1
+                continue
         repos.append(str(dest))
         for f in dest.rglob("*"):
             if f.is_file() and ".git" not in f.parts and f.suffix in (".py", ".md", ".rst", ".txt",
                                                                       ".c", ".h", ".pyx", ".toml", ".cfg"):
                 try:
-                    lines += f.read_bytes().count(b"\n")
+                    if f.stat().st_size <= 1 << 20:   # max_file_size: bigger ones are not indexed
+                        lines += f.read_bytes().count(b"\n")
                 except OSError:
                     pass
     return repos, lines, skipped

@@ -87,12 +87,17 @@ class Enricher:
         for realm, repos in by_realm.items():
             report = seed_realm(settings, self.store, realm, settings.shared[realm],
                                 self.vectors.model_id, repos)
-            state = self.shared.setdefault(realm, {"uri": report.uri, "repos": {}})
-            state["error"] = report.error
-            for shard in report.shards:
-                state["repos"][shard.repo] = shard.to_json() | {"at": time.time()}
+            with self._seed_lock:   # status() copies it from another thread
+                state = self.shared.setdefault(realm, {"uri": report.uri, "repos": {}})
+                state["error"] = report.error
+                for shard in report.shards:
+                    state["repos"][shard.repo] = shard.to_json() | {"at": time.time()}
             log.info("shared index realm=%s uri=%s vectors=%d error=%s", realm, report.uri,
                      report.vectors, report.error)
+
+    def _shared_copy(self) -> dict:
+        with self._seed_lock:
+            return {realm: state | {"repos": dict(state["repos"])} for realm, state in self.shared.items()}
 
     def fill_from_cache(self, rows: list[dict]) -> None:
         if self.vectors is not None:
@@ -201,7 +206,7 @@ class Enricher:
                 "nice": self.nice,
                 "error": self.embed_error or self.error,
                 "embedded": v.embedded if v else 0, "reused": v.reused if v else 0,
-                "shared": self.shared,
+                "shared": self._shared_copy(),
                 "summaries": {"mode": self._settings().summarize,
                               "enabled": self._settings().summarize != "off",
                               "done": sm.summarized if sm else 0,
