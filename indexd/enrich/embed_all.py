@@ -66,7 +66,8 @@ def embed_missing(store, settings, on_progress: Callable[[dict], None] | None = 
     report.model = embedder.model_id
     if seed is not None:
         report.shared = seed(embedder.model_id)
-    stage = VectorStage(store, embedder, recipe=settings.embed_recipe, batch=ONESHOT_BATCH)
+    stage = VectorStage(store, embedder, recipe=settings.embed_recipe, batch=ONESHOT_BATCH,
+                        grow_cached=True)
     report.total = store.count_missing_vectors()
     emit = on_progress or (lambda event: None)
     emit({"event": "embed_plan", "total": report.total, "model": report.model})

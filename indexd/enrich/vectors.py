@@ -17,12 +17,19 @@ from .texts import embed_hash, embed_text
 
 log = logging.getLogger(__name__)
 
+MAX_SCALE = 64         # grow_cached: at most 64x the usual step
 EMBED_KINDS_SKIP = ()   # every entry kind is embedded; see docs/benchmarks.md
 
 
 class VectorStage:
-    def __init__(self, store, embedder, recipe: str = "default", batch: int = 32):
+    def __init__(self, store, embedder, recipe: str = "default", batch: int = 32,
+                 grow_cached: bool = False):
         self.store = store
+        # One-shot: while whole steps come from the cache (a team's shared index,
+        # a re-index), take steps up to 64x bigger: each step scans the entries
+        # table once, so on a realm of ~1M entries 256-row steps ran ~250 rows/s.
+        self.grow_cached = grow_cached
+        self._scale = 1
         self.embedder = embedder
         self.recipe = recipe
         self.batch = batch
@@ -67,7 +74,7 @@ class VectorStage:
             with self._priority_lock:
                 keys = list(self._priority)[:200]
             if not keys:
-                return self.store.rows_needing_vectors(self.batch * 4), False
+                return self.store.rows_needing_vectors(self.batch * 4 * self._scale), False
             rows = self.store.rows_needing_vectors(self.batch * 4, file_keys=keys)
             if rows:
                 return rows, True
@@ -88,6 +95,8 @@ class VectorStage:
         for key, text in zip(keys, texts):
             if key not in vectors:
                 missing.setdefault(key, text)
+        if self.grow_cached:
+            self._scale = min(self._scale * 4, MAX_SCALE) if not missing else 1
         fresh = self._encode(list(missing.items()), stop=None if priority else self._saved_waiting)
         self.embedded += len(fresh)
         vectors.update(fresh)

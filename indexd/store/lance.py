@@ -108,6 +108,7 @@ def _in_list(column: str, values) -> str:
 
 
 KEY_INDEXES = (("entries", "file_key"), ("links", "file_key"))
+CACHE_CHUNK = 4000   # keys per vector-cache lookup
 WRITER_HOT_OPS = ("replace_files", "delete_files", "delete_repo")
 
 
@@ -615,8 +616,8 @@ class Store:
 
     def cache_get(self, hashes: list[str]) -> dict[str, list[float]]:
         out: dict[str, list[float]] = {}
-        for start in range(0, len(hashes), 500):
-            chunk = hashes[start:start + 500]
+        for start in range(0, len(hashes), CACHE_CHUNK):   # each chunk scans the cache once
+            chunk = hashes[start:start + CACHE_CHUNK]
             rows = (self.vector_cache.search().where(_in_list("embed_hash", chunk))
                     .select(["embed_hash", "vector"]).limit(None).to_list())
             out.update((r["embed_hash"], r["vector"]) for r in rows if r["vector"] is not None)

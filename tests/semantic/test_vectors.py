@@ -204,3 +204,28 @@ def test_a_dimension_switch_streams_columns_not_python_rows(git_repo, make_store
         tracemalloc.stop()
     assert store.dim == 32 and store.count_missing_vectors() == store.count("entries") >= 3000
     assert peak < size / 2, f"Python heap peak {peak / 1e6:.1f} MB for a {size / 1e6:.1f} MB table"
+
+
+def test_cache_fed_steps_grow_and_give_the_same_vectors(git_repo, make_store):
+    """A one-shot whose vectors all sit in the cache (a team's shared index, a re-index)
+    took 256-row steps, each scanning the whole entries table: ~250 rows/s on a realm
+    of 900k entries. Fully cached steps now grow (up to 64x); the vectors are the same."""
+    for i in range(60):
+        git_repo.write(f"pkg/m{i}.py", "".join(f"def g{i}_{j}(x):\n    return x * {j}\n\n"
+                                               for j in range(40)))
+    git_repo.commit()
+    embedder = CountingEmbedder(dim=64)
+    settings, store, stage, indexer = build(git_repo, make_store, embedder)
+    indexer.index()
+    stage.drain()
+    total = store.count("entries")
+    before = {r["id"]: r["vector"] for r in store.entries_where(None, ["id", "vector"])}
+    store.entries.update(where="vector IS NOT NULL", values={"vector": None, "embed_hash": None})
+    calls = embedder.calls
+    grown = VectorStage(store, embedder, batch=64, grow_cached=True)
+    steps = 0
+    while grown.step():
+        steps += 1
+    assert embedder.calls == calls and grown.reused == total   # nothing went to the model
+    assert steps <= 3 < total / 256, steps
+    assert {r["id"]: r["vector"] for r in store.entries_where(None, ["id", "vector"])} == before
