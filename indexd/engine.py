@@ -151,10 +151,15 @@ class Engine:
     def reload_config(self) -> None:
         """Worker thread only: removed repos' rows are deleted by the single writer,
         after any batch that was already writing them."""
+        old_shared = self.settings.shared
         self.settings = load_settings()
         self._config_stamp = _stamp(self.settings.paths.config_file)
         self.indexer.settings = self.settings
         self._sync_repos()
+        for realm, uri in self.settings.shared.items():   # a shared index named since
+            if old_shared.get(realm) != uri:
+                for _, repo in self.settings.realm_repos(realm):
+                    self.enrich.seed_shared(realm, repo)
 
     def request_reload(self) -> int:
         """Ask the worker to re-read config.toml; returns the generation to wait for."""

@@ -213,6 +213,19 @@ def test_a_shard_of_another_recipe_is_not_read(tmp_path, s3):
     assert embed["reused"] == 0 and embed["embedded"] == embed["total"] > 0
 
 
+def test_a_shard_of_another_model_is_not_read(tmp_path, s3):
+    """Published with the hash embedder, read by a home on the real default model."""
+    ci_publish(tmp_path, s3)
+    _, env = laptop_index(tmp_path, s3)
+    env = env | {"INDEXD_EMBED_MODEL": "default"}
+    proc = indexd("index", "--json", env=env)
+    [shard] = next(e for e in events(proc) if e.get("event") == "shared")["shards"]
+    assert shard["status"] == "model_mismatch" and "hash-embedder/64" in shard["reason"], shard
+    embed = embed_result(proc)
+    assert embed["model"].startswith("all-MiniLM-L6-v2") and embed["reused"] == 0
+    assert embed["embedded"] == embed["total"] > 0
+
+
 def test_a_published_index_holds_no_secret_and_a_tampered_row_is_not_trusted(tmp_path, s3):
     files = {"pkg/a.py": A_PY, "pkg/settings.py": f"def settings():\n    return {{'key': '{SECRET}'}}\n"}
     ci_publish(tmp_path, s3, files=files)
@@ -341,3 +354,21 @@ def test_a_restarted_daemon_does_not_read_the_shared_index_again(tmp_path, s3, d
     first.stop()
     again = settled(daemon(extra_env=s3["env"]))["embedding"]["shared"]["work"]["repos"][str(repo.path)]
     assert again["status"] == "nothing_missing" and again["vectors"] == 0
+
+
+def test_naming_a_shared_index_in_a_running_daemons_config_reads_it(tmp_path, s3, daemon, indexd_home):
+    ci_publish(tmp_path, s3)
+    repo = make_repo(tmp_path / "laptop" / "work-copy", {"pkg/a.py": A_PY, "pkg/b.py": B_PY})
+    write_config({"INDEXD_HOME": str(indexd_home)}, repo.path)
+    d = daemon(extra_env=s3["env"])
+    st = d.call("status", sync=True, timeout=60)
+    assert st["embedding"]["shared"] == {}
+    write_config({"INDEXD_HOME": str(indexd_home)}, repo.path, shared=s3["uri"])   # the user's edit
+
+    def read():
+        shared = d.call("status")["embedding"]["shared"].get("work") or {}
+        return shared.get("repos", {}).get(str(repo.path))
+
+    found = wait_until(read, timeout=60, what="the config reload to read the shared index")
+    # Everything was embedded here already, so nothing was fetched: the read is recorded.
+    assert found["status"] in ("nothing_missing", "used"), found
