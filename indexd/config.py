@@ -56,14 +56,10 @@ class Paths:
         first. There the home is also the runtime directory, which the daemon
         refuses unless it is private; ``mkdir -p`` would make it with the umask's
         755, so a first ``indexctl realm add`` left a home ``indexd run`` refused."""
-        home = self.runtime_dir
-        if Path(directory).is_relative_to(home) and not home.exists():
-            home.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                os.mkdir(home, 0o700)
-                os.chmod(home, 0o700)   # mkdir's mode passes through the umask
-            except FileExistsError:
-                pass
+        from .rundir import make_private_dir
+
+        if Path(directory).is_relative_to(self.runtime_dir):
+            make_private_dir(self.runtime_dir)
         Path(directory).mkdir(parents=True, exist_ok=True)
 
     def to_json(self) -> dict:

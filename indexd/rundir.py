@@ -25,8 +25,8 @@ from pathlib import Path
 from .errors import UnsafePath
 
 
-def secure_dir(directory: Path, private: bool = False) -> None:
-    """Create ``directory`` 0700, or refuse an existing one that others could use."""
+def make_private_dir(directory: Path) -> None:
+    """Create ``directory`` 0700 (its parents as usual) unless it exists."""
     directory = Path(directory)
     directory.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -34,6 +34,12 @@ def secure_dir(directory: Path, private: bool = False) -> None:
         os.chmod(directory, 0o700)   # mkdir's mode passes through the umask
     except FileExistsError:
         pass
+
+
+def secure_dir(directory: Path, private: bool = False) -> None:
+    """Create ``directory`` 0700, or refuse an existing one that others could use."""
+    directory = Path(directory)
+    make_private_dir(directory)
     st = os.lstat(directory)
     where = {"path": str(directory)}
     if stat.S_ISLNK(st.st_mode):
