@@ -92,3 +92,16 @@ def shard_name(identity: str) -> str:
 
 def table_name(shard: str, table: str) -> str:
     return f"{shard}__{table}"
+
+
+def read_manifest(db, shard: str, names: set[str] | None = None) -> dict | None:
+    """A shard's manifest row; None while the shard was never (fully) published."""
+    full = table_name(shard, "manifest")
+    if full not in (names if names is not None else set(table_names(db))):
+        return None
+    rows = db.open_table(full).to_arrow().to_pylist()
+    return rows[0] if rows else None
+
+
+def sql_literal(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"

@@ -35,8 +35,8 @@ from .. import __version__
 from ..model import INDEXED, content_hash
 from ..stat_sidecar import extractor_version
 from ..store.schema import SCHEMA_VERSION
-from .location import (TABLES, SharedIndexError, connect, repo_identity, shard_name, table_name,
-                       table_names)
+from .location import (TABLES, SharedIndexError, connect, read_manifest, repo_identity, shard_name,
+                       sql_literal, table_name, table_names)
 
 log = logging.getLogger(__name__)
 
@@ -99,7 +99,7 @@ def publish_repo(settings, store, db, realm: str, repo: str, model: str, force: 
     digest = _digest(settings, model, [(p, records[p].hash) for p in clean], tables["entries"])
     tables = {name: _stamped(data, commit, digest) for name, data in tables.items()}
     names = set(table_names(db))
-    manifest = _manifest(db, report.shard, names)
+    manifest = read_manifest(db, report.shard, names)
     if manifest and manifest.get("digest") == digest and not force:
         report.status = "unchanged"
         for key in ("entries", "vectors", "links"):
@@ -144,7 +144,7 @@ def purge_path(db, repo: str, path: str) -> dict:
     the next publish of a commit that still holds the file writes it again."""
     shard = shard_name(repo_identity(repo))
     names = set(table_names(db))
-    manifest = _manifest(db, shard, names)
+    manifest = read_manifest(db, shard, names)
     if manifest is None:
         raise SharedIndexError(f"nothing of {repo} is published there (no shard {shard})",
                                {"shard": shard})
@@ -172,18 +172,6 @@ def purge_path(db, repo: str, path: str) -> dict:
                 db.open_table(full).optimize(cleanup_older_than=timedelta(0))
     log.info("purged shard=%s path=%s removed=%s", shard, path, removed)
     return {"shard": shard, "path": path, "removed": removed}
-
-
-def read_manifest(db, shard: str) -> dict | None:
-    return _manifest(db, shard, set(table_names(db)))
-
-
-def _manifest(db, shard: str, names: set[str]) -> dict | None:
-    full = table_name(shard, "manifest")
-    if full not in names:
-        return None
-    rows = db.open_table(full).to_arrow().to_pylist()
-    return rows[0] if rows else None
 
 
 def _holds(db, full: str, digest: str, expected: int) -> bool:
@@ -233,7 +221,7 @@ def _digest(settings, model: str, pairs: list[tuple[str, str]], entries: pa.Tabl
 
 
 def _tables(store, realm: str, repo: str, paths: list[str], records) -> dict[str, pa.Table]:
-    where = f"realm = {_sql(realm)} AND repo = {_sql(repo)}"
+    where = f"realm = {sql_literal(realm)} AND repo = {sql_literal(repo)}"
     wanted = pa.array(paths, pa.string())
     out = {}
     for name in ("entries", "links"):
@@ -261,7 +249,3 @@ def _fault(spec: str, table: str) -> None:
     """Tests: ``publish:links`` stops a publish just before it writes that table."""
     if spec == f"publish:{table}":
         raise SharedIndexError(f"publish interrupted before the {table} table (injected)")
-
-
-def _sql(value: str) -> str:
-    return "'" + value.replace("'", "''") + "'"

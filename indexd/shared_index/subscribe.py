@@ -31,7 +31,8 @@ import pyarrow.compute as pc
 
 from ..enrich.texts import embed_hash, embed_text
 from ..model import INDEXED
-from .location import SharedIndexError, connect, repo_identity, shard_name, table_name, table_names
+from .location import (SharedIndexError, connect, read_manifest, repo_identity, shard_name,
+                       sql_literal, table_name, table_names)
 
 log = logging.getLogger(__name__)
 
@@ -82,14 +83,20 @@ def seed_realm(settings, store, realm: str, uri: str, model_id: str,
     local embedding follows."""
     report, started = SeedReport(uri=uri, realm=realm), time.monotonic()
     try:
-        wanted = [repo for _, repo in settings.realm_repos(realm) if repos is None or repo in repos]
         db, names = None, set()
-        for repo in wanted:
-            if db is None and store.count("entries", f"realm = {_sql(realm)} AND "
-                                                     f"repo = {_sql(repo)} AND vector IS NULL"):
-                db = connect(uri)   # only once something lacks a vector
+        for _, repo in settings.realm_repos(realm):
+            if repos is not None and repo not in repos:
+                continue
+            shard = ShardReport(repo=repo, shard=shard_name(repo_identity(repo)))
+            report.shards.append(shard)
+            if not store.count("entries", f"realm = {sql_literal(realm)} AND "
+                                          f"repo = {sql_literal(repo)} AND vector IS NULL"):
+                shard.status = "nothing_missing"   # e.g. a daemon's restart: no request at all
+                continue
+            if db is None:   # only once something lacks a vector
+                db = connect(uri)
                 names = set(table_names(db))
-            report.shards.append(_seed_repo(settings, store, db, names, realm, repo, model_id))
+            _seed_repo(settings, store, db, names, realm, shard, model_id)
     except SharedIndexError as exc:
         report.error = exc.message
     except Exception as exc:  # noqa: BLE001 - an object store's failure must not stop indexing
@@ -100,24 +107,20 @@ def seed_realm(settings, store, realm: str, uri: str, model_id: str,
     return report
 
 
-def _seed_repo(settings, store, db, names: set[str], realm: str, repo: str,
-               model_id: str) -> ShardReport:
-    shard = shard_name(repo_identity(repo))
-    out = ShardReport(repo=repo, shard=shard)
-    if not store.count("entries", f"realm = {_sql(realm)} AND repo = {_sql(repo)} "
-                                  "AND vector IS NULL"):
-        out.status = "nothing_missing"   # e.g. a daemon's restart: no request at all
-        return out
-    if table_name(shard, "manifest") not in names:
+def _seed_repo(settings, store, db, names: set[str], realm: str, out: ShardReport,
+               model_id: str) -> None:
+    """Fill ``out`` (one repo's report) while taking its shard's vectors."""
+    repo, shard = out.repo, out.shard
+    manifest = read_manifest(db, shard, names)
+    if manifest is None:
         out.status, out.reason = "not_published", "no shard for this repo in the shared index"
-        return out
-    manifest = db.open_table(table_name(shard, "manifest")).to_arrow().to_pylist()[0]
+        return
     out.commit, out.published_at = manifest.get("commit") or "", manifest.get("published_at") or 0
     if manifest.get("model_id") != model_id or manifest.get("recipe") != settings.embed_recipe:
         out.status = "model_mismatch"
         out.reason = (f"published with {manifest.get('model_id')} ({manifest.get('recipe')}); "
                       f"this index uses {model_id} ({settings.embed_recipe}): embedding locally")
-        return out
+        return
     local = {path: rec.hash for path, rec in store.file_records(realm=realm, repo=repo).items()
              if rec.status == INDEXED}
     out.files_local = len(local)
@@ -127,7 +130,7 @@ def _seed_repo(settings, store, db, names: set[str], realm: str, repo: str,
     out.files_matched = len(matched)
     if not matched:
         out.status = "nothing_matched"
-        return out
+        return
     entries = _columns(db.open_table(table_name(shard, "entries")), TEXT_COLUMNS)
     entries = entries.filter(pc.is_in(entries["path"], value_set=pa.array(matched, pa.string())))
     entries = entries.filter(pc.is_valid(entries["vector"]))
@@ -143,13 +146,8 @@ def _seed_repo(settings, store, db, names: set[str], realm: str, repo: str,
         store.cache_put(model_id, dict(items[start:start + CACHE_CHUNK]))
     out.vectors = len(vectors)
     out.status = "used"
-    return out
 
 
 def _columns(table, columns: list[str]) -> pa.Table:
     """Only these columns are read from the object store (a shard's bodies stay there)."""
     return table.search().select(columns).limit(None).to_arrow()
-
-
-def _sql(value: str) -> str:
-    return "'" + value.replace("'", "''") + "'"
