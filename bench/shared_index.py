@@ -25,7 +25,8 @@ process; requests counted from its request log):
 Prints a table and, unless ``--no-doc``, writes it between
 ``<!-- shared_index:start -->`` and ``<!-- shared_index:end -->`` of
 docs/benchmarks.md. The issue's scale corpus (>= 200 repos, >= 2M lines) is
-not built by this script yet; the stdlib realm is one shard of ~1,800 files.
+built with ``--sdists bench/data/sdists.txt --smallest 200``: the CI job's
+cold index of it is also the "teammate, alone" figure (the same work).
 """
 
 from __future__ import annotations
@@ -103,13 +104,49 @@ def bucket_size(client) -> tuple[int, int]:
             return objects, size
 
 
+PEAK_MB: dict[str, float] = {}   # what -> the largest RSS of its process tree (sampled)
+
+
+def _tree_rss_mb(pid: int) -> float:
+    """RSS of ``pid`` and its descendants (the parse workers), from /proc."""
+    children: dict[int, list[int]] = {}
+    rss: dict[int, int] = {}
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            fields = (d / "stat").read_text().rsplit(")", 1)[1].split()
+            children.setdefault(int(fields[1]), []).append(int(d.name))
+            rss[int(d.name)] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, IndexError, ValueError):
+            continue
+    total, todo = 0, [pid]
+    while todo:
+        p = todo.pop()
+        total += rss.get(p, 0)
+        todo += children.get(p, [])
+    return total / 1e6
+
+
 def run(args, env, what: str) -> tuple[float, list[dict]]:
     started = time.perf_counter()
-    proc = subprocess.run([str(BIN / "indexd"), *args], env=env, capture_output=True, text=True)
+    proc = subprocess.Popen([str(BIN / "indexd"), *args], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    peak, done = [0.0], threading.Event()
+
+    def sample():
+        while not done.wait(1.0):
+            peak[0] = max(peak[0], _tree_rss_mb(proc.pid))
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    out, err = proc.communicate()
+    done.set()
+    sampler.join()
     seconds = time.perf_counter() - started
+    PEAK_MB[what] = peak[0]
     if proc.returncode != 0:
-        raise SystemExit(f"{what} failed rc={proc.returncode}\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
-    return seconds, [json.loads(x) for x in proc.stdout.splitlines() if x.startswith("{")]
+        raise SystemExit(f"{what} failed rc={proc.returncode}\n{out[-2000:]}\n{err[-2000:]}")
+    return seconds, [json.loads(x) for x in out.splitlines() if x.startswith("{")]
 
 
 def home(work: Path, name: str, realm: str, corpus: list[str], shared: str | None) -> Path:
@@ -126,11 +163,14 @@ def home(work: Path, name: str, realm: str, corpus: list[str], shared: str | Non
 def teammate(work, name, realm, corpus, shared, base_env, counter) -> dict:
     h = home(work, name, realm, corpus, shared)
     env = base_env | {"INDEXD_HOME": str(h)}
-    before = counter.count
+    before = counter.count if counter else 0
     seconds, events = run(["index", "--realm", realm, "--json"], env, name)
     done = next(e for e in events if e.get("event") == "done")
     embed = done.get("embed") or {}
-    return {"home": h, "env": env, "seconds": seconds, "requests": counter.count - before,
+    return {"home": h, "env": env, "seconds": seconds,
+            "requests": counter.count - before if counter else 0,
+            "index_s": done.get("seconds", 0.0), "entries": done.get("entries", 0),
+            "peak_rss_mb": PEAK_MB.get(name, 0.0),
             "total": embed.get("total", 0), "reused": embed.get("reused", 0),
             "embedded": embed.get("embedded", 0), "embed_s": embed.get("seconds", 0.0),
             "shared": embed.get("shared")}
@@ -143,7 +183,7 @@ def query_figures(env, counter, n: int, realm: str, corpus: list[str]) -> dict:
     out = open(Path(env["INDEXD_HOME"]) / "daemon.out", "ab")
     proc = subprocess.Popen([str(BIN / "indexd"), "run"], env=env, stdout=out, stderr=subprocess.STDOUT)
     try:
-        deadline = time.monotonic() + 600
+        deadline = time.monotonic() + 1800
         while True:
             try:
                 with Client(sock, timeout=120) as c:
@@ -153,18 +193,20 @@ def query_figures(env, counter, n: int, realm: str, corpus: list[str]) -> dict:
             except Exception:  # noqa: BLE001 - not up yet
                 pass
             if time.monotonic() > deadline:
-                raise SystemExit("daemon did not settle in 600 s")
+                raise SystemExit("daemon did not settle in 1800 s")
             time.sleep(0.5)
         every = sorted(p for repo in corpus for p in Path(repo).rglob("*.py") if ".git" not in p.parts)
         files = every[:: max(1, len(every) // n)][:n]   # evenly spaced over the realm
         before = counter.count
-        search_ms, impact_ms = [], []
+        search_ms, impact_ms, hits, shared_hits = [], [], 0, 0
         with Client(sock, timeout=120) as c:
             for i in range(n):
                 t = time.perf_counter()
-                c.call("search", query=QUERIES[i % len(QUERIES)] + ("" if i < len(QUERIES) else f" {i}"),
-                       realm=realm, limit=10)
+                found = c.call("search", query=QUERIES[i % len(QUERIES)]
+                               + ("" if i < len(QUERIES) else f" {i}"), realm=realm, limit=10)
                 search_ms.append((time.perf_counter() - t) * 1000)
+                hits += len(found["results"])
+                shared_hits += sum(1 for h in found["results"] if h.get("shared"))
             for f in files:
                 t = time.perf_counter()
                 c.call("impact", target=str(f), depth=3)
@@ -176,7 +218,8 @@ def query_figures(env, counter, n: int, realm: str, corpus: list[str]) -> dict:
                 "search_p50": statistics.median(search_ms),
                 "search_p95": statistics.quantiles(search_ms, n=20)[-1],
                 "impact_p50": statistics.median(impact_ms),
-                "impact_p95": statistics.quantiles(impact_ms, n=20)[-1], "rss_mb": rss}
+                "impact_p95": statistics.quantiles(impact_ms, n=20)[-1], "rss_mb": rss,
+                "hits": hits, "shared_hits": shared_hits}
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -215,7 +258,8 @@ def _is_of(path: Path, name: str) -> bool:
     return re.match(rf"{want}-\d", stem) is not None and not path.name.endswith(".part")
 
 
-def build_sdist_corpus(names_file: Path, root: Path, cache: Path) -> tuple[list[str], int, int]:
+def build_sdist_corpus(names_file: Path, root: Path, cache: Path,
+                       smallest: int | None = None) -> tuple[list[str], int, int]:
     """Each listed project's sdist (PyPI's JSON API, cached), unpacked as a git repo
     with its PyPI page as origin: (repo paths, lines of text, projects skipped)."""
     import tarfile
@@ -231,7 +275,7 @@ def build_sdist_corpus(names_file: Path, root: Path, cache: Path) -> tuple[list[
     with ThreadPoolExecutor(8) as pool:   # network-bound: PyPI's JSON API, no builds
         list(pool.map(lambda n: _fetch_sdist(n, cache), dict.fromkeys(names)))
     root.mkdir(parents=True, exist_ok=True)
-    repos, lines, skipped = [], 0, 0
+    repos, skipped = [], 0
     sig = pygit2.Signature("bench", "bench@example.invalid")
     for name in dict.fromkeys(names):
         archive = next((p for p in sorted(cache.iterdir()) if _is_of(p, name)), None)
@@ -261,37 +305,53 @@ def build_sdist_corpus(names_file: Path, root: Path, cache: Path) -> tuple[list[
                 shutil.rmtree(dest)
                 skipped += 1
                 continue
-        repos.append(str(dest))
-        for f in dest.rglob("*"):
-            if f.is_file() and ".git" not in f.parts and f.suffix in (".py", ".md", ".rst", ".txt",
-                                                                      ".c", ".h", ".pyx", ".toml", ".cfg"):
-                try:
-                    if f.stat().st_size <= 1 << 20:   # max_file_size: bigger ones are not indexed
-                        lines += f.read_bytes().count(b"\n")
-                except OSError:
-                    pass
-    return repos, lines, skipped
+        repos.append((repo_lines(dest), str(dest)))
+    if smallest:   # the N repos with the fewest lines: >= 200 repos for the least work
+        repos = sorted(repos)[:smallest]
+    return [r for _, r in repos], sum(n for n, _ in repos), skipped
 
 
-def table(pub: dict, mine: dict, alone: dict | None, q: dict | None) -> str:
-    rows = ["| step | seconds | entries | vectors reused | vectors computed | S3 requests | note |",
-            "|---|---|---|---|---|---|---|",
-            f"| publish (CI) | {pub['seconds']:.1f} | {pub['entries']:,} | | | {pub['requests']:,} | "
-            f"{pub['objects']} objects, {pub['bytes'] / 1e6:.1f} MB |",
-            f"| teammate, shared | {mine['seconds']:.1f} | {mine['total']:,} | {mine['reused']:,} | "
-            f"{mine['embedded']:,} | {mine['requests']:,} | embed stage {mine['embed_s']:.1f} s |"]
+def repo_lines(dest: Path) -> int:
+    lines = 0
+    for f in dest.rglob("*"):
+        if f.is_file() and ".git" not in f.parts and f.suffix in (".py", ".md", ".rst", ".txt",
+                                                                  ".c", ".h", ".pyx", ".toml", ".cfg"):
+            try:
+                if f.stat().st_size <= 1 << 20:   # max_file_size: bigger ones are not indexed
+                    lines += f.read_bytes().count(b"\n")
+            except OSError:
+                pass
+    return lines
+
+
+def table(pub: dict, mine: dict, alone: dict | None, q: dict | None, alone_is_ci: bool = False) -> str:
+    """Markdown: the steps, then the settled daemon's answers. ``seconds``: the whole
+    ``indexd index`` (every entry has its vector: the first semantic query);
+    ``index s``: its structural part (the first keyword query)."""
+    rows = ["| step | seconds (semantic search ready) | index s (keyword ready) | entries | "
+            "vectors reused | vectors computed | S3 requests | peak RSS MB | note |",
+            "|---|---|---|---|---|---|---|---|---|",
+            f"| publish (CI) | {pub['seconds']:.1f} | | {pub['entries']:,} | | | {pub['requests']:,} | "
+            f"{PEAK_MB.get('publish', 0):.0f} | {pub['objects']} objects, {pub['bytes'] / 1e6:.1f} MB |",
+            f"| teammate, shared | {mine['seconds']:.1f} | {mine['index_s']:.1f} | {mine['total']:,} | "
+            f"{mine['reused']:,} | {mine['embedded']:,} | {mine['requests']:,} | "
+            f"{mine['peak_rss_mb']:.0f} | embed stage {mine['embed_s']:.1f} s |"]
     if alone:
         ratio = alone["seconds"] / mine["seconds"] if mine["seconds"] else 0
-        rows.append(f"| teammate, alone | {alone['seconds']:.1f} | {alone['total']:,} | "
-                    f"{alone['reused']:,} | {alone['embedded']:,} | 0 | "
+        label = "teammate, alone (the CI job's cold index)" if alone_is_ci else "teammate, alone"
+        rows.append(f"| {label} | {alone['seconds']:.1f} | {alone['index_s']:.1f} | {alone['total']:,} | "
+                    f"{alone['reused']:,} | {alone['embedded']:,} | 0 | {alone['peak_rss_mb']:.0f} | "
                     f"embed stage {alone['embed_s']:.1f} s; shared is **{ratio:.1f}x** sooner |")
     text = "\n".join(rows)
     if q:
+        per_query = q["requests"] / q["queries"] if q["queries"] else 0
         text += (f"\n\nWith the shared home's daemon settled: {q['queries']} queries over the socket "
                  f"(hybrid search p50 {q['search_p50']:.1f} / p95 {q['search_p95']:.1f} ms; "
                  f"impact depth 3 p50 {q['impact_p50']:.1f} / p95 {q['impact_p95']:.1f} ms), "
-                 f"**{q['requests']} object-store requests** while answering them, daemon RSS "
-                 f"{q['rss_mb']:.0f} MB.")
+                 f"**{q['requests']} object-store requests** while answering them "
+                 f"({per_query:.2f} per query), daemon RSS {q['rss_mb']:.0f} MB; "
+                 f"{q.get('shared_hits', 0)} of {q.get('hits', 0)} search results said they came "
+                 f"from the shared index.")
     return text
 
 
@@ -300,6 +360,7 @@ def main(argv=None) -> int:
     ap.add_argument("--from-home", type=Path, help="an embedded home to publish from")
     ap.add_argument("--sdists", type=Path, help="instead: a list of PyPI projects (bench/data/sdists.txt), "
                     "each downloaded, unpacked as a git repo, indexed by a CI home")
+    ap.add_argument("--smallest", type=int, help="with --sdists: only the N repos with the fewest lines")
     ap.add_argument("--sdist-cache", type=Path, default=Path(tempfile.gettempdir()) / "indexd-sdists")
     ap.add_argument("--model", help="INDEXD_EMBED_MODEL for every home (default: the default model)")
     ap.add_argument("--realm", default="std")
@@ -316,13 +377,18 @@ def main(argv=None) -> int:
         base["INDEXD_EMBED_MODEL"] = args.model
     scale = ""
     if args.sdists:
-        corpus, lines, skipped = build_sdist_corpus(args.sdists, work / "corpus", args.sdist_cache)
-        scale = f"{len(corpus)} repos from PyPI sdists ({skipped} not downloadable), {lines:,} lines"
+        corpus, lines, skipped = build_sdist_corpus(args.sdists, work / "corpus", args.sdist_cache,
+                                                    args.smallest)
+        scale = (f"{len(corpus)} repos from PyPI sdists ({skipped} not downloadable"
+                 + (f"; the {args.smallest} with the fewest lines" if args.smallest else "")
+                 + f"), {lines:,} lines")
         print(scale, flush=True)
-        ci = home(work, "ci", args.realm, corpus, None)
-        seconds, _ = run(["index", "--realm", args.realm, "--json"], base | {"INDEXD_HOME": str(ci)},
-                         "the CI index")
-        scale += f"; the CI job's `indexd index`: {seconds:.0f} s"
+        # The CI job's cold index is a teammate's cold index without a shared one: the
+        # same corpus, command and machine. It stands as "teammate, alone" (hours, once).
+        ci_run = teammate(work, "ci", args.realm, corpus, None, base, None)
+        ci = ci_run["home"]
+        print(f"the CI job's index (= a teammate alone): "
+              f"{ {k: v for k, v in ci_run.items() if k not in ('home', 'env')} }", flush=True)
     else:
         src_settings = load_settings(os.environ | {"INDEXD_HOME": str(args.from_home)})
         corpus = list(src_settings.realms[args.realm])
@@ -343,11 +409,15 @@ def main(argv=None) -> int:
         mine = teammate(work, "shared", args.realm, corpus, uri, base, counter)
         print(f"teammate with the shared index: { {k: v for k, v in mine.items() if k not in ('home', 'env')} }",
               flush=True)
-        alone = None if args.no_local else teammate(work, "alone", args.realm, corpus, None, base, counter)
+        if args.sdists:
+            alone = ci_run
+        else:
+            alone = None if args.no_local else teammate(work, "alone", args.realm, corpus, None, base,
+                                                        counter)
         if alone:
             print(f"teammate alone: { {k: v for k, v in alone.items() if k not in ('home', 'env')} }", flush=True)
         q = query_figures(mine["env"], counter, args.queries, args.realm, corpus) if args.queries else None
-        text = table(pub, mine, alone, q)
+        text = table(pub, mine, alone, q, alone_is_ci=bool(args.sdists))
         print(text)
         if not args.no_doc:
             from agreement import replace_region

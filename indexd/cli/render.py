@@ -32,6 +32,8 @@ def search(result: dict) -> None:
         # the path:line head stays what editors and terminals make clickable.
         repo = (hit.get("repo") or "").rstrip("/").rsplit("/", 1)[-1]
         tail = f" {dim('[' + repo + ']')}" if repo else ""
+        if hit.get("shared"):
+            tail += " " + dim(f"(shared {hit['shared']['commit'][:12]})")
         print(f"{where} {_c('36', hit['kind'])} {_c('1', name)}".rstrip() + tail)
         if hit.get("snippet"):
             print("    " + dim(hit["snippet"]))
@@ -45,7 +47,17 @@ def search(result: dict) -> None:
         footer += f" (stale: {result.get('pending')} pending)"
     if result.get("daemon", "") is None:
         footer += " (daemon not running: read from the store)"
+    if result.get("shared"):
+        footer += "; " + shared_answer(result["shared"])
     print(dim(footer), file=sys.stderr)
+
+
+def shared_answer(shared: dict) -> str:
+    """How much of an answer came from a team's shared index (provenance.mark)."""
+    commits = ", ".join(f"{r.rstrip('/').rsplit('/', 1)[-1]}@{c[:12]}"
+                        for r, c in sorted(shared.get("commits", {}).items()))
+    return (f"{shared.get('results', 0)} of {shared.get('of', 0)} from the shared index"
+            + (f" ({commits})" if commits else ""))
 
 
 def symbols(result: dict) -> None:
@@ -266,6 +278,8 @@ def impact(result: dict) -> None:
             group = [x for x in items if x["distance"] == distance]
             for i in group:
                 score = f"score {i['score']:.3f} conf {i['confidence']:.2f}"
+                if i.get("shared"):
+                    score += f" (shared {i['shared']['commit'][:12]})"
                 print(f"    {_c('35', _where(i))} {dim(score)}")
                 if i.get("via"):
                     print("      " + dim(_via(i["via"])))
@@ -288,6 +302,8 @@ def impact(result: dict) -> None:
     if unresolved:
         count = result.get("unresolved_total", len(unresolved))
         print(dim(f"{count} unresolved references may also reach it (see --json)"))
+    if result.get("shared"):
+        print(dim(shared_answer(result["shared"])))
     reviewers(result)
 
 

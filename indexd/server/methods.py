@@ -22,6 +22,7 @@ from ..model import REDACTED
 from ..query.filters import check_filters, check_repo
 from ..query.search import SearchRequest, keyword_search, outline
 from ..realms import add_repos, list_realms, locate, remove_repos
+from ..shared_index.provenance import IMPACT_LISTS, mark as mark_shared
 from .params import LIST_LIMIT, LIST_LIMIT_MAX, TIMEOUT_MAX_S, validate
 
 PROTOCOL_VERSION = 1
@@ -143,7 +144,7 @@ class Methods:
                 raise InvalidParams(f"search mode {req.mode!r} needs the daemon with a model: "
                                     f"indexd run")
             result = keyword_search(self.store, req)
-        return result | self._freshness()
+        return mark_shared(self.store, result) | self._freshness()
 
     async def symbols(self, params, conn) -> dict:
         path = params.get("path")
@@ -209,7 +210,7 @@ class Methods:
 
         def with_owners(result: dict) -> dict:
             result["owners"] = owners.for_impact(result)
-            return result
+            return mark_shared(self.store, result, IMPACT_LISTS)
         # owners in the graph's thread: one thread hop an answer, not two (each hop
         # waits for a wake-up, which a busy machine makes the slow part of a request)
         result = await self._graph("impact", then=with_owners, target=target,
@@ -303,7 +304,7 @@ class Methods:
             if seeds and req.graph else []
         pack = await asyncio.to_thread(assemble, req, hits, nodes, self.store, self.settings,
                                        token_counter(self.settings), found.get("mode"))
-        return pack | {"files": list(req.files)} | self._freshness()
+        return mark_shared(self.store, pack, ("items",)) | {"files": list(req.files)} | self._freshness()
 
     async def graph_export(self, params, conn) -> dict:
         fmt = params.get("format", "json")

@@ -30,7 +30,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..enrich.texts import embed_hash, embed_text
-from ..model import INDEXED
+from ..model import INDEXED, file_key
+from ..stat_sidecar import extractor_version
 from .location import (SharedIndexError, connect, read_manifest, repo_identity, shard_name,
                        sql_literal, table_name, table_names)
 
@@ -50,6 +51,7 @@ class ShardReport:
     published_at: float = 0.0
     files_matched: int = 0
     files_local: int = 0
+    files_origin: int = 0      # files answers will name as the shard's (same parse, all vectors)
     vectors: int = 0           # put into the local cache
     rejected: int = 0          # rows whose key did not match their own text
     reason: str = ""
@@ -96,7 +98,7 @@ def seed_realm(settings, store, realm: str, uri: str, model_id: str,
             if db is None:   # only once something lacks a vector
                 db = connect(uri)
                 names = set(table_names(db))
-            _seed_repo(settings, store, db, names, realm, shard, model_id)
+            _seed_repo(settings, store, db, names, realm, shard, model_id, uri)
     except SharedIndexError as exc:
         report.error = exc.message
     except Exception as exc:  # noqa: BLE001 - an object store's failure must not stop indexing
@@ -108,7 +110,7 @@ def seed_realm(settings, store, realm: str, uri: str, model_id: str,
 
 
 def _seed_repo(settings, store, db, names: set[str], realm: str, out: ShardReport,
-               model_id: str) -> None:
+               model_id: str, uri: str) -> None:
     """Fill ``out`` (one repo's report) while taking its shard's vectors."""
     repo, shard = out.repo, out.shard
     manifest = read_manifest(db, shard, names)
@@ -133,12 +135,16 @@ def _seed_repo(settings, store, db, names: set[str], realm: str, out: ShardRepor
         return
     entries = _columns(db.open_table(table_name(shard, "entries")), TEXT_COLUMNS)
     entries = entries.filter(pc.is_in(entries["path"], value_set=pa.array(matched, pa.string())))
-    entries = entries.filter(pc.is_valid(entries["vector"]))
     vectors: dict[str, list[float]] = {}
+    partial: set[str] = set()   # files not every vector of which could be taken
     for row in entries.to_pylist():
+        if row["vector"] is None:
+            partial.add(row["path"])
+            continue
         key = embed_hash(embed_text(row, settings.embed_recipe), model_id)
         if key != row["embed_hash"]:
             out.rejected += 1
+            partial.add(row["path"])
             continue
         vectors[key] = row["vector"]
     items = list(vectors.items())
@@ -146,6 +152,15 @@ def _seed_repo(settings, store, db, names: set[str], realm: str, out: ShardRepor
         store.cache_put(model_id, dict(items[start:start + CACHE_CHUNK]))
     out.vectors = len(vectors)
     out.status = "used"
+    # Which files an answer may say came from the shard: the same content, parsed
+    # by the same extractor (so the same entries), every vector taken.
+    same_parse = manifest.get("extractor_version") == extractor_version()
+    origins = [{"key": file_key(realm, repo, p), "realm": realm, "repo": repo, "path": p,
+                "hash": local[p], "uri": uri, "commit": out.commit,
+                "published_at": float(out.published_at or 0)}
+               for p in matched if same_parse and p not in partial]
+    store.put_shared_origins(realm, repo, origins)
+    out.files_origin = len(origins)
 
 
 def _columns(table, columns: list[str]) -> pa.Table:

@@ -180,6 +180,8 @@ class Store:
         self.summary_cache = self._table("summary_cache", S.SUMMARY_CACHE, names)
         self.annotations = self._table("annotations", S.ANNOTATIONS, names)
         self.coverage = self._table("coverage", S.COVERAGE, names)
+        self.shared_files = self._table("shared_files", S.SHARED_FILES, names)
+        self._origins: dict[str, dict] | None = None   # shared_files by key, read once
 
     def _table_names(self) -> list[str]:
         try:
@@ -275,6 +277,8 @@ class Store:
                 raise StoreError(f"store write failed: {exc}", {"retryable": True}) from exc
             raise
         self._hot("vector_index", "replace_files", keys, rows)
+        self._drop_origins([w.record.key for w in writes
+                            if self.shared_origin(w.record.key, w.record.hash) is None])
 
     def _resync_text_index(self, keys: list[str]) -> None:
         """The hot keyword index holds these files as the table does again."""
@@ -387,6 +391,7 @@ class Store:
                 raise StoreError(f"store delete failed: {exc}", {"retryable": True}) from exc
             self._hot("text_index", "delete_files", chunk)
             self._hot("vector_index", "delete_files", chunk)
+            self._drop_origins(chunk)
 
     def stored_repos(self) -> set[tuple[str, str]]:
         """Every (realm, repo) that has rows in files, entries or links."""
@@ -409,10 +414,54 @@ class Store:
                     table.delete(where)
                 self.coverage.delete(f"realm = {_sql(realm)} AND (src_repo = {_sql(repo)} "
                                      f"OR dst_repo = {_sql(repo)})")
+                self.shared_files.delete(where)
+                self._origins = None
         except (OSError, RuntimeError, ValueError) as exc:
             raise StoreError(f"store delete failed: {exc}", {"retryable": True}) from exc
         self._hot("text_index", "delete_repo", realm, repo)
         self._hot("vector_index", "delete_repo", realm, repo)
+
+    # -- what came from a team's shared index ----------------------------------
+    def shared_origins(self) -> dict[str, dict]:
+        """shared_files rows by file key (read once, then kept in step)."""
+        if self._origins is None:
+            with self.lock.read():
+                rows = self._scan(self.shared_files, None).to_pylist()
+            self._origins = {r["key"]: r for r in rows}
+        return self._origins
+
+    def shared_origin(self, key: str, content_hash: str | None) -> dict | None:
+        """The shared index's row for this file while it holds the content it had."""
+        row = self.shared_origins().get(key)
+        return row if row is not None and row["hash"] == content_hash else None
+
+    def put_shared_origins(self, realm: str, repo: str, rows: list[dict]) -> None:
+        """One repo's shared_files rows become ``rows``."""
+        where = f"realm = {_sql(realm)} AND repo = {_sql(repo)}"
+        try:
+            with self.writer, self.lock.write():
+                self.shared_files.delete(where)
+                if rows:
+                    self.shared_files.add(pa.Table.from_pylist(rows, schema=S.SHARED_FILES))
+        except (OSError, RuntimeError, ValueError) as exc:
+            raise StoreError(f"store write failed: {exc}", {"retryable": True}) from exc
+        self._origins = None
+
+    def _drop_origins(self, keys: list[str]) -> None:
+        """Files written again with other content, or gone: no longer the shard's."""
+        held = self.shared_origins()
+        gone = [k for k in keys if k in held]
+        if not gone:
+            return
+        for start in range(0, len(gone), 500):
+            chunk = gone[start:start + 500]
+            try:
+                with self.lock.write():
+                    self.shared_files.delete(_in_list("key", chunk))
+            except (OSError, RuntimeError, ValueError) as exc:
+                raise StoreError(f"store write failed: {exc}", {"retryable": True}) from exc
+            for k in chunk:
+                held.pop(k, None)
 
     def _fault(self, op: str) -> None:
         if self.fault_hook is not None:
@@ -590,6 +639,9 @@ class Store:
                 self.vector_cache = self._table(f"vector_cache_{dim}", S.vector_cache_schema(dim), names)
             elif self.entries.count_rows("vector IS NOT NULL"):
                 self.entries.update(where="vector IS NOT NULL", values={"vector": None, "embed_hash": None})
+            if self.shared_files.count_rows():   # the shard's vectors were the old model's
+                self.shared_files.delete("true")
+            self._origins = None
         self.set_meta("embed_model", model_id)
         if self.vector_index is not None:   # no vector of the old model may answer
             from .vector_index import VectorIndex

@@ -103,6 +103,22 @@ ANNOTATIONS = pa.schema([
     pa.field("created_at", pa.float64()),
 ])
 
+# Files whose index came from a team's shared index (shared_index/subscribe.py):
+# the content hash the shard and the local file agreed on, and the shard's
+# commit. A row is dropped when its file is written again with other content,
+# so an answer's "from the shared index" claim is true of what it shows. A
+# table of its own: a store without it gets it empty at open.
+SHARED_FILES = pa.schema([
+    pa.field("key", pa.string(), nullable=False),      # the file's key
+    pa.field("realm", pa.string()),
+    pa.field("repo", pa.string()),
+    pa.field("path", pa.string()),
+    pa.field("hash", pa.string()),
+    pa.field("uri", pa.string()),
+    pa.field("commit", pa.string()),
+    pa.field("published_at", pa.float64()),
+])
+
 # Test -> covered symbol edges from a coverage.py data file (indexctl tests
 # ingest). A table of its own: adding it needs no migration (a store without it
 # gets it empty at open); each end carries the content hash it had at ingest,
