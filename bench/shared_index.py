@@ -2,6 +2,9 @@
 
     .venv/bin/python bench/shared_index.py --from-home HOME --realm std [--no-local]
         [--queries 30] [--work DIR] [--no-doc]
+    .venv/bin/python bench/shared_index.py --sdists bench/data/sdists.txt --smallest 200
+        [--model hash]          # the scale corpus: >= 200 repos, >= 2M lines
+    ... --to s3://your-bucket/prefix   # real S3 (the AWS environment's credentials), not moto
 
 ``--from-home``: an INDEXD_HOME whose realm ``--realm`` is indexed and embedded
 with the default model (e.g. the home ``bench/search_quality.py --keep``
@@ -91,6 +94,14 @@ def start_s3():
     log.addHandler(counter)
     log.propagate = False
     return server, env, client, counter
+
+
+class _Uncounted:
+    """A real object store's requests cannot be seen from here."""
+    count = 0
+
+
+UNCOUNTED = _Uncounted()
 
 
 def bucket_size(client) -> tuple[int, int]:
@@ -364,6 +375,8 @@ def main(argv=None) -> int:
     ap.add_argument("--sdist-cache", type=Path, default=Path(tempfile.gettempdir()) / "indexd-sdists")
     ap.add_argument("--model", help="INDEXD_EMBED_MODEL for every home (default: the default model)")
     ap.add_argument("--realm", default="std")
+    ap.add_argument("--to", help="a real object store URI (s3://bucket/prefix) instead of moto; "
+                    "credentials from the standard AWS environment; requests are not counted")
     ap.add_argument("--no-local", action="store_true", help="skip the teammate-alone run (minutes)")
     ap.add_argument("--queries", type=int, default=30)
     ap.add_argument("--work", type=Path)
@@ -394,15 +407,18 @@ def main(argv=None) -> int:
         corpus = list(src_settings.realms[args.realm])
         ci = work / "ci"
         shutil.copytree(args.from_home, ci, ignore=shutil.ignore_patterns("*.lock", "*.sock"))
-    server, s3env, client, counter = start_s3()
+    if args.to:   # a real object store: the AWS environment as the user has it, nothing counted
+        server, s3env, client, counter, uri = None, {}, None, UNCOUNTED, args.to
+    else:
+        server, s3env, client, counter = start_s3()
+        uri = "s3://bench/index"
     try:
         base = base | s3env
         ci_env = base | {"INDEXD_HOME": str(ci)}
-        uri = "s3://bench/index"
         before = counter.count
         seconds, events = run(["publish", "--realm", args.realm, "--to", uri, "--json"], ci_env, "publish")
         done = events[-1]
-        objects, size = bucket_size(client)
+        objects, size = bucket_size(client) if client else (0, 0)
         pub = {"seconds": seconds, "requests": counter.count - before, "objects": objects,
                "bytes": size, "entries": sum(r["entries"] for r in done["repos"])}
         print(f"publish: {pub}", flush=True)
@@ -423,16 +439,19 @@ def main(argv=None) -> int:
             from agreement import replace_region
 
             load = os.getloadavg()[0]
-            what = (f"--sdists {args.sdists.name}" + (f" --model {args.model}" if args.model else "")
+            what = (f"--sdists {args.sdists.name}" + (f" --smallest {args.smallest}" if args.smallest else "")
+                    + (f" --model {args.model}" if args.model else "")
                     if args.sdists else f"--from-home HOME --realm {args.realm}")
+            where = f"`{uri}` (requests not counted)" if args.to else "moto's S3 server on loopback"
             intro = (f"`bench/shared_index.py {what}`{' (' + scale + ')' if scale else ''}, "
                      f"{dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC, load {load:.1f}, "
-                     f"{os.cpu_count()} cores, moto's S3 server on loopback, "
+                     f"{os.cpu_count()} cores, {where}, "
                      f"model {args.model or 'default'}:")
             region = "shared_scale" if args.sdists else "shared_index"
             replace_region(ROOT / "docs" / "benchmarks.md", region, f"{intro}\n\n{text}", "")
     finally:
-        server.stop()
+        if server is not None:
+            server.stop()
         if not args.work:
             shutil.rmtree(work, ignore_errors=True)
     return 0

@@ -154,9 +154,11 @@ def shared_line(state: dict) -> str:
     repos = (state.get("repos") or {}).values()
     used = [r for r in repos if r.get("status") == "used"]
     vectors = sum(r.get("vectors", 0) for r in used)
+    summaries = sum(r.get("summaries", 0) for r in used)
     commits = ", ".join(sorted({r["commit"][:12] for r in used if r.get("commit")})) or "-"
     other = ", ".join(sorted({r["status"].replace("_", " ") for r in repos if r not in used}))
-    return dim(f"  shared index {state['uri']}: {vectors} vectors for {len(used)} repos "
+    taken = f"{vectors} vectors" + (f", {summaries} summaries" if summaries else "")
+    return dim(f"  shared index {state['uri']}: {taken} for {len(used)} repos "
                f"(commit {commits})" + (f"; {other}" if other else ""))
 
 

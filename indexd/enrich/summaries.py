@@ -15,6 +15,11 @@ from ..parse.languages import is_code
 from .file_summary import outline_summary
 
 
+def summary_key(model: str, entry_content_hash: str) -> str:
+    """The summary cache's key: one model's summary of one entry's content."""
+    return content_hash(f"{model}\x1f{entry_content_hash}")
+
+
 class SummaryStage:
     def __init__(self, store, summarizer, model_key: str, batch: int = 16):
         self.store = store
@@ -25,7 +30,7 @@ class SummaryStage:
         self.reused = 0
 
     def _key(self, row: dict) -> str:
-        return content_hash(f"{self.model_key}\x1f{row['content_hash']}")
+        return summary_key(self.model_key, row["content_hash"])
 
     def step(self) -> int:
         rows = self.store.rows_needing_summary(self.batch)
@@ -44,8 +49,7 @@ class SummaryStage:
             if source == "llm":
                 new_llm[key] = (summary, source)
         self.store.summary_cache_put(new_llm)
-        updates = {r["id"]: {"summary": results[k][0], "summary_source": _stored(results[k][1])}
-                   for r, k in zip(rows, keys)}
+        updates = {r["id"]: _update(*results[k]) for r, k in zip(rows, keys)}
         return self.store.update_entries(updates, guard="summary_source IN ('', 'docstring')",
                                          expect={r["id"]: r["content_hash"] for r in rows})
 
@@ -76,10 +80,20 @@ class SummaryStage:
                     rows_in.sort(key=lambda r: r["start_line"] or 0)
                     summary = outline_summary(row["path"], rows_in, row.get("body") or "",
                                               row.get("lang") or "") or summary
-            updates[row["id"]] = {"summary": summary, "summary_source": _stored(source)}
+            updates[row["id"]] = _update(summary, source)
         self.store.summary_cache_put(new_llm)
         return self.store.update_entries(updates, guard="summary_source IN ('', 'docstring')",
                                          expect={r["id"]: r["content_hash"] for r in rows})
+
+
+def _update(summary: str, source: str) -> dict:
+    """An entry's new columns. A model summary is part of the text the entry is
+    embedded from (texts.embed_text), so its vector is dropped to be computed
+    again from the text as it now is (the embed stage goes first)."""
+    update = {"summary": summary, "summary_source": _stored(source)}
+    if source == "llm":
+        update |= {"vector": None, "embed_hash": None}
+    return update
 
 
 def _stored(source: str) -> str:

@@ -185,8 +185,18 @@ def format_search(res: dict, context: int = 0) -> str:
         out.append(f"no results for {res.get('query')!r}")
     total = res.get("total", len(hits))
     out.append(f"[{len(hits)} of {total} results · mode={res.get('mode')} · "
-               f"{res.get('took_ms', '?')} ms · {_freshness(res)}]")
+               f"{res.get('took_ms', '?')} ms · {_freshness(res)}{_shared(res)}]")
     return "\n".join(x for x in out if x)
+
+
+def _shared(res: dict) -> str:
+    """How many results came from the team's shared index, and of which commits."""
+    shared = res.get("shared")
+    if not shared:
+        return ""
+    commits = ",".join(f"{os.path.basename(r.rstrip('/'))}@{c[:12]}"
+                       for r, c in sorted((shared.get("commits") or {}).items()))
+    return f" · shared={shared.get('results', 0)}/{shared.get('of', 0)}" + (f" ({commits})" if commits else "")
 
 
 def format_symbols(res: dict) -> str:

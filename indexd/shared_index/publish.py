@@ -32,6 +32,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .. import __version__
+from ..descriptions import model_key
 from ..model import INDEXED, content_hash
 from ..stat_sidecar import extractor_version
 from ..store.schema import SCHEMA_VERSION
@@ -120,7 +121,8 @@ def publish_repo(settings, store, db, realm: str, repo: str, model: str, force: 
         report.tables_written.append(name)
     row = {"shard": report.shard, "identity": identity, "repo_name": repo.rstrip("/").split("/")[-1],
            "commit": commit, "digest": digest, "model_id": model,
-           "recipe": settings.embed_recipe, "schema_version": SCHEMA_VERSION,
+           "recipe": settings.embed_recipe, "summary_model": model_key(settings),
+           "schema_version": SCHEMA_VERSION,
            "extractor_version": extractor_version(), "indexd_version": __version__,
            "files": report.files, "entries": report.entries, "vectors": report.vectors,
            "links": report.links, "published_at": time.time()}

@@ -29,6 +29,8 @@ from dataclasses import asdict, dataclass, field
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..descriptions import model_key
+from ..enrich.summaries import summary_key
 from ..enrich.texts import embed_hash, embed_text
 from ..model import INDEXED, file_key
 from ..stat_sidecar import extractor_version
@@ -39,7 +41,7 @@ log = logging.getLogger(__name__)
 
 CACHE_CHUNK = 2000   # cache_put deletes by key first: one IN list per chunk
 TEXT_COLUMNS = ["path", "lang", "kind", "name", "qualname", "signature", "doc", "summary",
-                "body", "content_hash", "embed_hash", "vector"]
+                "summary_source", "body", "content_hash", "embed_hash", "vector"]
 
 
 @dataclass
@@ -53,6 +55,7 @@ class ShardReport:
     files_local: int = 0
     files_origin: int = 0      # files answers will name as the shard's (same parse, all vectors)
     vectors: int = 0           # put into the local cache
+    summaries: int = 0         # LLM summaries put into the local summary cache
     rejected: int = 0          # rows whose key did not match their own text
     reason: str = ""
 
@@ -151,6 +154,7 @@ def _seed_repo(settings, store, db, names: set[str], realm: str, out: ShardRepor
     for start in range(0, len(items), CACHE_CHUNK):
         store.cache_put(model_id, dict(items[start:start + CACHE_CHUNK]))
     out.vectors = len(vectors)
+    out.summaries = _seed_summaries(settings, store, manifest, entries, realm, repo)
     out.status = "used"
     # Which files an answer may say came from the shard: the same content, parsed
     # by the same extractor (so the same entries), every vector taken.
@@ -161,6 +165,38 @@ def _seed_repo(settings, store, db, names: set[str], realm: str, out: ShardRepor
                for p in matched if same_parse and p not in partial]
     store.put_shared_origins(realm, repo, origins)
     out.files_origin = len(origins)
+
+
+def _seed_summaries(settings, store, manifest: dict, entries: pa.Table, realm: str,
+                    repo: str) -> int:
+    """The shard's LLM summaries of the matched files, when both sides summarize
+    with the same model: into the local summary cache (keyed, as the summary
+    stage keys them, by the model and the entry's content hash, so an entry whose
+    content differs here never gets the shard's summary) and onto the local rows
+    still waiting for one. A model summary is part of the embedded text, so the
+    rows get it before the embed stage runs: their keys are then the shard's,
+    and its vectors are found instead of embedding a text about to change."""
+    model = model_key(settings)
+    if not model or manifest.get("summary_model") != model:
+        return 0
+    by_hash = {}
+    for source, summary, entry_hash in zip(entries["summary_source"].to_pylist(),
+                                           entries["summary"].to_pylist(),
+                                           entries["content_hash"].to_pylist()):
+        if source == "llm" and summary and entry_hash:
+            by_hash[entry_hash] = summary
+    pairs = [(summary_key(model, h), (s, "llm")) for h, s in by_hash.items()]
+    for start in range(0, len(pairs), CACHE_CHUNK):
+        store.summary_cache_put(dict(pairs[start:start + CACHE_CHUNK]))
+    waiting = store.entries_where(f"realm = {sql_literal(realm)} AND repo = {sql_literal(repo)} "
+                                  "AND summary_source IN ('', 'docstring')", ["id", "content_hash"])
+    rows = [r for r in waiting if r["content_hash"] in by_hash]
+    for start in range(0, len(rows), CACHE_CHUNK):
+        chunk = rows[start:start + CACHE_CHUNK]
+        store.update_entries({r["id"]: {"summary": by_hash[r["content_hash"]], "summary_source": "llm"}
+                              for r in chunk}, guard="summary_source IN ('', 'docstring')",
+                             expect={r["id"]: r["content_hash"] for r in chunk})
+    return len(by_hash)
 
 
 def _columns(table, columns: list[str]) -> pa.Table:

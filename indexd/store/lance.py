@@ -654,8 +654,9 @@ class Store:
         return True
 
     def rows_needing_vectors(self, limit: int, file_keys: list[str] | None = None) -> list[dict]:
+        # summary_source: the recipe adds a model summary to the text (texts.embed_text)
         cols = ["id", "path", "lang", "kind", "name", "qualname", "signature", "doc", "summary",
-                "body", "content_hash", "file_key"]
+                "summary_source", "body", "content_hash", "file_key"]
         where = "vector IS NULL"
         if file_keys:
             where += " AND " + _in_list("file_key", file_keys)

@@ -256,6 +256,45 @@ def test_a_published_index_holds_no_secret_and_a_tampered_row_is_not_trusted(tmp
     assert used["status"] == "used" and used["rejected"] == 1, used
     embed = embed_result(proc)
     assert embed["embedded"] == 1 and embed["reused"] == embed["total"] - 1, embed
+    # alpha's vector was computed here, so answers never say a.py came from the shard.
+    assert used["files_matched"] == 2 and used["files_origin"] == 1, used
+    found = json.loads(run_cli("search", "settings alpha", "--realm", "work", "--json",
+                               env=env, check=True).stdout)
+    assert {h["path"] for h in found["results"]} >= {"pkg/a.py", "pkg/settings.py"}
+    for hit in found["results"]:
+        assert ("shared" in hit) == (hit["path"] == "pkg/settings.py"), hit
+
+
+def test_answers_say_which_results_came_from_the_shared_index_and_of_which_commit(tmp_path, s3):
+    _, _, done = ci_publish(tmp_path, s3)
+    commit = done["repos"][0]["commit"]
+    repo, env = laptop_index(tmp_path, s3)
+    repo.write("pkg/b.py", B_PY.replace("2 *", "3 *"))   # a dirty overlay on the shared commit
+    indexd("index", env=env)
+    # search (no daemon: the store answers), as a script reads it
+    found = json.loads(run_cli("search", "alpha", "--realm", "work", "--json", env=env,
+                               check=True).stdout)
+    by_path = {}
+    for hit in found["results"]:
+        by_path.setdefault(hit["path"], []).append(hit)
+    assert set(by_path) == {"pkg/a.py", "pkg/b.py"}, by_path
+    assert all(h["shared"] == {"commit": commit, "uri": s3["uri"]} for h in by_path["pkg/a.py"])
+    assert not any("shared" in h for h in by_path["pkg/b.py"])   # edited here: local
+    assert found["shared"] == {"results": len(by_path["pkg/a.py"]), "of": len(found["results"]),
+                               "uris": [s3["uri"]], "commits": {str(repo.path): commit}}
+    # as a person reads it
+    human = run_cli("search", "alpha", "--realm", "work", env=env, check=True)
+    line = next(x for x in human.stdout.splitlines() if x.startswith("pkg/a.py:1 "))
+    assert f"(shared {commit[:12]})" in line, human.stdout
+    assert not any("(shared" in x for x in human.stdout.splitlines() if x.startswith("pkg/b.py"))
+    assert (f"{len(by_path['pkg/a.py'])} of {len(found['results'])} from the shared index "
+            f"(work-copy@{commit[:12]})") in human.stderr, human.stderr
+    # impact: the edited caller is local, and the answer says so
+    hit = json.loads(run_cli("impact", f"{repo.path}/pkg/a.py::alpha", "--json", env=env,
+                             check=True).stdout)
+    callers = [i for i in hit["affected"] if i["path"] == "pkg/b.py"]
+    assert callers and not any("shared" in i for i in callers), hit["affected"]
+    assert hit["shared"]["commits"] == {} or "pkg/b.py" not in json.dumps(hit["shared"])
 
 
 def test_an_unreachable_shared_index_is_said_and_local_embedding_follows(tmp_path, s3):
@@ -304,6 +343,15 @@ def test_the_daemon_takes_a_teammates_vectors_and_says_so(tmp_path, s3, daemon, 
     assert edited == 2, st["embedding"]   # b.py: its file entry and delta
     out = run_cli("status", env=d.env).stdout
     assert f"shared index {s3['uri']}: 4 vectors for 1 repos (commit {used['commit'][:12]})" in out
+
+    def sources():
+        found = d.call("search", query="alpha", realm="work", mode="keyword", sync=True, timeout=60)
+        return {h["path"]: "shared" in h for h in found["results"]}
+    assert sources() == {"pkg/a.py": True, "pkg/b.py": False}
+    # A save makes a.py the laptop's own: the next answers stop naming the shard for it.
+    repo.write("pkg/a.py", A_PY.replace("Add one", "Add one (edited)"))
+    wait_until(lambda: sources() == {"pkg/a.py": False, "pkg/b.py": False}, timeout=60,
+               what="the saved file's answers to stop naming the shared index")
 
 
 def _bucket_bytes(s3) -> bytes:
@@ -372,3 +420,103 @@ def test_naming_a_shared_index_in_a_running_daemons_config_reads_it(tmp_path, s3
     found = wait_until(read, timeout=60, what="the config reload to read the shared index")
     # Everything was embedded here already, so nothing was fetched: the read is recorded.
     assert found["status"] in ("nothing_missing", "used"), found
+
+
+MODEL = "qwen2.5-coder:1.5b"
+
+
+def _all_summarized(env) -> bool:
+    """Read from the store (the daemon made it, and has indexed: sync before)."""
+    from indexd.config import load_settings
+    from indexd.store import Store
+
+    store = Store(load_settings(env={"INDEXD_HOME": env["INDEXD_HOME"]}).paths.store_dir)
+    return (store.count("entries") > 0
+            and store.count("entries", "summary_source IN ('', 'docstring')") == 0)
+
+
+def _summary_asks(fake) -> list[str]:
+    """The symbol and file summaries the model was asked for (not relation sentences)."""
+    from indexd.enrich.summarizer import RELATION_PROMPT
+
+    asks = []
+    for _t, _m, path, body in fake.requests:
+        msgs = (body or {}).get("messages") or []
+        if path == "/api/chat" and msgs and msgs[0].get("content") != RELATION_PROMPT:
+            asks.append(msgs[-1].get("content", ""))
+    return asks
+
+
+def _summarized_daemon(home_env_, extra):
+    from testlib import Daemon
+
+    d = Daemon(Path(home_env_["INDEXD_HOME"]), extra_env=extra).start()
+    try:
+        d.call("status", sync=True, timeout=60)
+
+        def settled():
+            st = d.call("status", sync=True, timeout=60)
+            return st if _all_summarized(home_env_) and st["queues"]["embed"] == 0 else None
+        # a model summary is embedded again with the entry's text (test_llm_summary_vectors.py)
+        return wait_until(settled, timeout=120, what="model summaries, then their vectors")
+    finally:
+        d.stop()
+
+
+def test_a_teammates_llm_summaries_are_taken_not_asked_for_again(tmp_path, s3):
+    from fakes.ollama_server import FakeOllama
+
+    with FakeOllama(models=(MODEL,)) as fake:
+        llm = {"INDEXD_SUMMARIZE": "llm", "INDEXD_OLLAMA_URL": fake.url, "INDEXD_OLLAMA_MODEL": MODEL}
+        # The publishing home runs the daemon with the model (a team's indexing host).
+        fake.reply = lambda messages: "Summarized on the CI host."
+        ci_repo = make_repo(tmp_path / "ci" / "app", {"pkg/a.py": A_PY, "pkg/b.py": B_PY})
+        ci_env = home_env(tmp_path / "ci-home", s3, **llm)
+        write_config(ci_env, ci_repo.path)
+        _summarized_daemon(ci_env, s3["env"] | llm)
+        _, done = publish(ci_env, s3["uri"])
+        assert done["repos"][0]["status"] == "published"
+        assert done["repos"][0]["vectors"] == done["repos"][0]["entries"] == 6, done
+        # A teammate with the same model and a dirty b.py.
+        fake.reply = lambda messages: "Summarized on the laptop."
+        before = len(_summary_asks(fake))
+        repo, env = laptop_index(tmp_path, s3)
+        env |= llm
+        repo.write("pkg/b.py", B_PY.replace("2 *", "3 *"))
+        st = _summarized_daemon(env, s3["env"] | llm)
+        [used] = st["embedding"]["shared"]["work"]["repos"].values()
+        assert used["status"] == "used" and used["summaries"] == 4, used   # a.py: file, alpha, Beta, gamma
+        assert used["vectors"] == 4 and used["rejected"] == 0, used   # of the text with its summary
+        # a.py's rows took the summaries before embedding, so their vectors were found, not
+        # computed (without that: 3 more). Here: b.py's file entry once (a code file's summary
+        # is not in its embedded text) and delta twice, before and after its summary.
+        assert st["embedding"]["embedded"] == 3, st["embedding"]
+        asked = _summary_asks(fake)[before:]
+        # Only the edited file went to the model: its function and the file itself.
+        assert len(asked) == 2 and all("pkg/b.py" in a or "delta" in a for a in asked), asked
+        found = json.loads(run_cli("search", "alpha", "--realm", "work", "--json", env=env,
+                                   check=True).stdout)
+        summaries = {(h["path"], h["symbol"]): h["summary"] for h in found["results"]}
+        assert summaries[("pkg/a.py", "alpha")] == "Summarized on the CI host."
+        assert summaries[("pkg/b.py", "delta")] == "Summarized on the laptop."
+
+
+def test_another_summary_model_s_summaries_are_not_taken(tmp_path, s3):
+    from fakes.ollama_server import FakeOllama
+
+    with FakeOllama(models=(MODEL, "llama3.2:latest")) as fake:
+        ci_llm = {"INDEXD_SUMMARIZE": "llm", "INDEXD_OLLAMA_URL": fake.url,
+                  "INDEXD_OLLAMA_MODEL": "llama3.2:latest"}
+        ci_repo = make_repo(tmp_path / "ci" / "app", {"pkg/a.py": A_PY})
+        ci_env = home_env(tmp_path / "ci-home", s3, **ci_llm)
+        write_config(ci_env, ci_repo.path)
+        _summarized_daemon(ci_env, s3["env"] | ci_llm)
+        publish(ci_env, s3["uri"])
+        llm = ci_llm | {"INDEXD_OLLAMA_MODEL": MODEL}
+        before = len(_summary_asks(fake))
+        _, env = laptop_index(tmp_path, s3, files={"pkg/a.py": A_PY})
+        env |= llm
+        st = _summarized_daemon(env, s3["env"] | llm)
+        [used] = st["embedding"]["shared"]["work"]["repos"].values()
+        assert used["status"] == "used" and used["vectors"] == 4 and used["summaries"] == 0, used
+        assert len(_summary_asks(fake)) - before == 4   # every entry asked of the local model

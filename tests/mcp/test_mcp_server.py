@@ -188,3 +188,18 @@ def test_formatters_tolerate_unknown_shapes():
     assert line.splitlines()[-1].endswith("index_lag_s=0.0 stale=false]")
     assert os.path.isabs(server._local_path("."))
     assert server._local_path("no/such/x.py") == "no/such/x.py"
+
+
+def test_a_search_answer_says_how_much_came_from_the_shared_index():
+    from indexd.mcp import server
+
+    hit = {"repo": "/src/api", "path": "a.py", "kind": "function", "symbol": "f", "start_line": 1,
+           "end_line": 2, "shared": {"commit": "0123456789abcdef" * 2 + "01234567", "uri": "s3://t/i"}}
+    res = {"results": [hit, hit | {"path": "b.py"}], "total": 2, "mode": "hybrid",
+           "index_lag_s": 0.0, "stale": False,
+           "shared": {"results": 1, "of": 2, "uris": ["s3://t/i"],
+                      "commits": {"/src/api": hit["shared"]["commit"]}}}
+    footer = server.format_search(res).splitlines()[-1]
+    assert footer.endswith("stale=false · shared=1/2 (api@0123456789ab)]"), footer
+    del res["shared"]
+    assert "shared" not in server.format_search(res)
