@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -21,7 +22,7 @@ from pathlib import Path
 
 from ..errors import ModelUnavailable
 from .embedder import LocalModelEmbedder, default_threads, model_id
-from .onnx_export import UnsupportedModel, model_layout
+from .onnx_export import GRAPH_VERSION, UnsupportedModel, model_layout
 
 log = logging.getLogger(__name__)
 
@@ -62,12 +63,27 @@ def _fp32_model(directory: Path, weights: str, cache_dir: Path, label: str) -> P
         model_layout(directory)   # refuse unsupported models before spawning an export
     except UnsupportedModel as exc:
         raise ModelUnavailable(f"cannot run {directory} through ONNX: {exc}") from exc
-    out = cache_dir / f"{_safe(label)}-{weights[:16]}" / "model.onnx"
+    # The graph version in the name: an older export (unfused) is made again.
+    out = cache_dir / f"{_safe(label)}-{weights[:16]}-g{GRAPH_VERSION}" / "model.onnx"
     if out.is_file() and out.with_suffix(".json").is_file():
         return out
     log.info("exporting embedding model to ONNX (once) model=%s to=%s", directory, out)
-    return _made_by_child("indexd.enrich.onnx_export", [str(directory), str(out)], out,
+    made = _made_by_child("indexd.enrich.onnx_export", [str(directory), str(out)], out,
                           f"ONNX export of {directory}")
+    _drop_older_graphs(out.parent)
+    return made
+
+
+def _drop_older_graphs(current: Path) -> None:
+    """Remove this model's exports by older graph versions (~90 MB each). A
+    daemon still serving one holds it in memory, so removing it is safe."""
+    stem = current.name.rsplit("-g", 1)[0]
+    older = [current.with_name(stem)] + [current.with_name(f"{stem}-g{v}")
+                                         for v in range(2, GRAPH_VERSION)]
+    for path in older:
+        if path.is_dir():
+            log.info("removing an older ONNX export path=%s", path)
+            shutil.rmtree(path, ignore_errors=True)
 
 
 def _made_by_child(module: str, args: list[str], out: Path, what: str) -> Path:

@@ -22,11 +22,15 @@ from pathlib import Path
 
 def quantize(src: Path, dst: Path) -> None:
     """Write ``dst`` (and its layout ``.json``) from ``src``; ``dst`` appears last."""
+    from onnx import TensorProto
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     logging.getLogger().setLevel(logging.ERROR)   # its "consider pre-processing" advice
     partial = dst.with_name(f"{dst.stem}.{os.getpid()}.partial.onnx")
-    quantize_dynamic(str(src), str(partial), per_channel=True, weight_type=QuantType.QInt8)
+    # The fused export's contrib ops (Attention, SkipLayerNormalization) have no
+    # shape inference in onnx, so their outputs' type is stated: all are float.
+    quantize_dynamic(str(src), str(partial), per_channel=True, weight_type=QuantType.QInt8,
+                     extra_options={"DefaultTensorType": TensorProto.FLOAT})
     layout = dst.with_suffix(f".{os.getpid()}.json.partial")
     shutil.copyfile(src.with_suffix(".json"), layout)
     os.replace(layout, dst.with_suffix(".json"))

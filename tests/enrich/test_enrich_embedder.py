@@ -154,6 +154,66 @@ def test_onnx_export_is_cached_by_weights(minilm, settings, tmp_path):
     assert exports[0].stat().st_mtime_ns == stamp   # reused, not exported again
 
 
+def _ops(path: Path) -> dict:
+    import collections
+
+    import onnx
+
+    return collections.Counter(n.op_type for n in onnx.load(str(path)).graph.node)
+
+
+def test_the_export_runs_fused_attention_kernels(minilm, settings, tmp_path):
+    """The speed fix of docs/decisions.md ("Embedding runtime"): the served graph
+    has onnxruntime's fused attention, not the 42 MatMul of a default trace,
+    and (test above) the same vectors as torch."""
+    cache = tmp_path / "models"
+    load_embedder(settings(embed_model="default", model_cache=str(cache)))
+    [export] = cache.glob("*/model.onnx")
+    layout = json.loads(export.with_suffix(".json").read_text())
+    assert layout["fused"] is True and layout["graph_version"] >= 2
+    ops = _ops(export)
+    assert ops["Attention"] == 6 and ops["MatMul"] == 18 and "Softmax" not in ops, ops
+
+
+def test_a_fused_graph_that_disagrees_is_dropped_for_the_plain_one(monkeypatch, tmp_path):
+    """A model the optimizer's patterns mis-fuse keeps its plain graph: the
+    export checks the fused vectors against the plain ones before it keeps them."""
+    import numpy as np
+    import onnxruntime as ort
+
+    from indexd.enrich import onnx_export
+    from indexd.enrich.onnx_embedder import _tokenizer
+
+    monkeypatch.setattr(onnx_export, "FUSED_MIN_COSINE", 1.5)   # nothing can agree this well
+    out = tmp_path / "plain" / "model.onnx"
+    layout = onnx_export.export(default_model_path(), out)
+    assert layout["fused"] is False
+    assert "Attention" not in _ops(out) and not list(out.parent.glob("*.fused"))
+    tok = _tokenizer(default_model_path(), 256)
+    enc = tok.encode_batch(["decode json", "parse a url into parts"])
+    feeds = {"input_ids": np.array([e.ids for e in enc]),
+             "attention_mask": np.array([e.attention_mask for e in enc]),
+             "token_type_ids": np.array([e.type_ids for e in enc])}
+    plain = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"]).run(None, feeds)[0]
+    reference = SentenceTransformerEmbedder(default_model_path()).encode(
+        ["decode json", "parse a url into parts"])
+    assert min(_cos(a, b) for a, b in zip(plain, reference)) > 0.9999
+
+
+def test_an_older_export_is_made_again_and_removed(minilm, settings, tmp_path):
+    """A cache from before the fused graph (no -gN in its name) is not served:
+    it is exported again, and the old ~90 MB copy is removed."""
+    cache = tmp_path / "models"
+    load_embedder(settings(embed_model="default", model_cache=str(cache)))
+    [current] = cache.glob("*/model.onnx")
+    old = cache / current.parent.name.rsplit("-g", 1)[0]
+    shutil.copytree(current.parent, old)
+    shutil.rmtree(current.parent)
+    assert load_embedder(settings(embed_model="default", model_cache=str(cache))).model_id \
+        == minilm.model_id
+    assert [p.parent.name for p in cache.glob("*/model.onnx")] == [current.parent.name]
+
+
 def test_runtime_settings(settings, tmp_path, caplog):
     with pytest.raises(ModelUnavailable, match="embed_runtime 'gpu'"):
         load_embedder(settings(embed_model="default", embed_runtime="gpu"))
@@ -196,7 +256,10 @@ def test_int8_precision_has_its_own_model_id_and_the_same_neighbours(minilm, set
     """int8 weights give other vectors: their own id (/int8, so a store re-embeds
     rather than mixing), close to fp32's, ranking real code alike; torch cannot run them."""
     q8 = load_embedder(settings(embed_model="default", embed_precision="int8"))
-    assert isinstance(q8, OnnxEmbedder) and q8.model_id == minilm.model_id + "/int8"
+    assert isinstance(q8, OnnxEmbedder) and q8.model_id == minilm.model_id + "/int8.g2"
+    # quantized from the fused graph its vectors differ from the older graph's
+    # int8 (cosine min 0.989): a store of those re-embeds instead of mixing
+    assert q8.model_id != minilm.model_id + "/int8"
     source = Path(inspect.getsourcefile(json.decoder)).read_text()
     chunks = [c for c in source.split("\ndef ") if len(c) > 200][:6]
     queries = ["decode a JSON string", "scan a string literal with escapes", "parse an object"]
