@@ -141,7 +141,7 @@ class Enricher:
         settings = self._settings()
         try:
             embedder = load_embedder(settings)
-            self.store.switch_model(embedder.model_id, embedder.dim)
+            self.store.switch_model(embedder.model_id, embedder.dim, settings.embed_recipe)
         except Exception as exc:  # noqa: BLE001 - keyword search keeps working
             self.embed_error = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
             log.error("embedding disabled: %s", self.embed_error)

@@ -614,14 +614,18 @@ class Store:
                     for name in ("files", "entries", "links")}
 
     # -- vectors (the semantic layer) ---------------------------------------
-    def switch_model(self, model_id: str, dim: int) -> bool:
-        """Make the store hold vectors of this model only; True when it changed.
+    def switch_model(self, model_id: str, dim: int, recipe: str = "default") -> bool:
+        """Make the store hold vectors of this model and text recipe only; True
+        when it changed.
 
         A new dimension rebuilds the entries table without vectors; the same
-        dimension with another model clears every vector. Either way no query
-        can mix two models' vectors; the embed stage refills in the background.
+        dimension with another model, or the same model over another recipe's
+        texts (enrich/texts.py), clears every vector. Either way no query can
+        mix two kinds of vectors; the embed stage refills in the background.
+        A store from before the recipe was recorded was made with "default".
         """
-        if self.get_meta("embed_model") == model_id and dim == self.dim:
+        if (self.get_meta("embed_model") == model_id and dim == self.dim
+                and (self.get_meta("embed_recipe") or "default") == recipe):
             return False
         with self._index_lock, self.lock.write():
             if dim != self.dim:
@@ -643,13 +647,14 @@ class Store:
                 self.shared_files.delete("true")
             self._origins = None
         self.set_meta("embed_model", model_id)
+        self.set_meta("embed_recipe", recipe)
         if self.vector_index is not None:   # no vector of the old model may answer
             from .vector_index import VectorIndex
 
             fresh = VectorIndex(dim)
             fresh.ready = True
             self.vector_index = fresh
-        log.info("store model switched model=%s dim=%s", model_id, dim)
+        log.info("store model switched model=%s dim=%s recipe=%s", model_id, dim, recipe)
         self.ensure_fts(force=True)   # the table may have been rebuilt
         return True
 

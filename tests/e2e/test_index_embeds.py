@@ -103,3 +103,29 @@ def test_a_model_that_cannot_load_is_reported_and_keyword_search_still_works(git
     found = json.loads(run_cli("search", "hex_to_rgb", "--mode", "keyword", "--json",
                                check=True).stdout)
     assert found["results"][0]["symbol"] == "hex_to_rgb"
+
+
+def test_a_changed_embed_recipe_re_embeds_every_entry_and_never_mixes(git_repo):
+    """A user who sets `embed_recipe` after a first index gets vectors of the new
+    recipe's texts for every entry, not the old vectors kept beside new ones
+    (the recipe decides the text a vector is of: two recipes' vectors are two
+    kinds, as two models' are)."""
+    from indexd.enrich.embedder import HashEmbedder
+    from indexd.enrich.texts import embed_hash, embed_text
+
+    _repo(git_repo)
+    _index(model="hash")
+    model_id = HashEmbedder().model_id
+    before = {r["id"]: r["embed_hash"] for r in _store().entries_where(None)}
+    os.environ["INDEXD_EMBED_RECIPE"] = "name_doc"
+    try:
+        done = _index(model="hash")[-1]
+    finally:
+        os.environ.pop("INDEXD_EMBED_RECIPE")
+    rows = _store().entries_where(None)
+    assert rows and done["embed"]["total"] == len(rows), done["embed"]
+    for row in rows:
+        assert row["embed_hash"] == embed_hash(embed_text(row, "name_doc"), model_id), (
+            f"{row['qualname']}: its vector is still of the {'default'} recipe's text")
+        assert row["embed_hash"] != before[row["id"]] or row["kind"] == "file"
+    assert _store().get_meta("embed_recipe") == "name_doc"
