@@ -221,6 +221,7 @@ class Engine:
         elif self._ignored(repo, rel, False):
             return
         self.debouncer.touch((realm, repo, rel))
+        self.enrich.yield_to_save()   # the model waits between batches until it is written
         with self.cond:
             self.cond.notify_all()
 
@@ -433,6 +434,8 @@ class Engine:
             finally:
                 self.enrich.hold_vectors = False
             timing.mark("written")
+            if not self.debouncer.pending():
+                self.enrich.save_written()
             if getattr(self.store, "hot_at", 0.0) > timing.marks["start"]:
                 timing.mark("searchable", self.store.hot_at)
             # Before the graph update: the embed thread starts on them meanwhile.

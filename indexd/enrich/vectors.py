@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from typing import Callable
 
 from .texts import embed_hash, embed_text
 
@@ -23,8 +24,9 @@ EMBED_KINDS_SKIP = ()   # every entry kind is embedded; see docs/benchmarks.md
 
 class VectorStage:
     def __init__(self, store, embedder, recipe: str = "default", batch: int = 32,
-                 grow_cached: bool = False):
+                 grow_cached: bool = False, pause: Callable[[], None] | None = None):
         self.store = store
+        self.pause = pause      # called before each model batch (the daemon: yield to a save)
         # One-shot: while whole steps come from the cache (a team's shared index,
         # a re-index), take steps up to 64x bigger: each step scans the entries
         # table once, so on a realm of ~1M entries 256-row steps ran ~250 rows/s.
@@ -126,6 +128,8 @@ class VectorStage:
         fresh: dict = {}
         for start in range(0, len(items), size):
             part = items[start:start + size]
+            if self.pause is not None:
+                self.pause()
             fresh.update(zip((k for k, _ in part), self.embedder.encode([t for _, t in part])))
             if stop is not None and start + size < len(items) and stop():
                 break

@@ -19,6 +19,8 @@ log = logging.getLogger(__name__)
 
 TRIM_EVERY = 1024   # embedded texts between heap trims
 PENDING_TTL_S = 0.5
+SAVE_YIELD_S = 1.0   # a changed file holds the model this long at most, unless written sooner
+MAX_YIELD_S = 1.0    # and no batch waits longer than this, whatever keeps arriving
 
 
 class Enricher:
@@ -45,6 +47,11 @@ class Enricher:
         self.hold_vectors = False      # the engine: a shared realm's reconcile is being written
         self.shared: dict[str, dict] = {}
         self._wake = threading.Event()
+        # A save in progress: the model waits between batches until its entries
+        # are written (yield_to_save / save_written), so the parse has the cores.
+        self._yield_until = 0.0
+        self._yield_open = threading.Event()
+        self._yield_open.set()
         self._stopping = False
         self._thread = threading.Thread(target=self._loop, name="indexd-enrich", daemon=True)
 
@@ -60,6 +67,26 @@ class Enricher:
 
     def wake(self) -> None:
         self._wake.set()
+
+    def yield_to_save(self) -> None:
+        """A file changed: hold the next batch until save_written (or SAVE_YIELD_S)."""
+        self._yield_until = time.monotonic() + SAVE_YIELD_S
+        self._yield_open.clear()
+
+    def save_written(self) -> None:
+        self._yield_until = 0.0
+        self._yield_open.set()
+
+    def _wait_for_saves(self) -> None:
+        """Between two model batches: wait while a save is being parsed and
+        written, at most MAX_YIELD_S per batch so a stream of events cannot
+        starve the model (docs/decisions.md, "Embedding yields to a save")."""
+        started = time.monotonic()
+        while not self._stopping:
+            left = min(self._yield_until, started + MAX_YIELD_S) - time.monotonic()
+            if left <= 0:
+                return
+            self._yield_open.wait(left)
 
     def prioritize(self, file_keys) -> None:
         if self.vectors is not None:
@@ -148,7 +175,7 @@ class Enricher:
             return
         self.embedder = embedder
         self.vectors = VectorStage(self.store, embedder, recipe=settings.embed_recipe,
-                                   batch=settings.embed_batch)
+                                   batch=settings.embed_batch, pause=self._wait_for_saves)
         log.info("embedder ready model=%s dim=%s", embedder.model_id, embedder.dim)
 
     def _summary_stage(self):
