@@ -127,11 +127,13 @@ def _fuse(path: Path, config, inputs: list[str]) -> bool:
         return False
     import logging
 
-    from onnxruntime.transformers.optimizer import optimize_model
-
     logging.getLogger("onnxruntime").setLevel(logging.ERROR)
     fused_path = path.with_name(path.name + ".fused")
     try:
+        # Inside the try: the optimizer needs the onnx package, which a
+        # minimal install may lack; the plain graph is served then.
+        from onnxruntime.transformers.optimizer import optimize_model
+
         fused = optimize_model(str(path), model_type="bert", num_heads=heads,
                                hidden_size=hidden, opt_level=1, use_gpu=False)
         fused.save_model_to_file(str(fused_path))
