@@ -40,6 +40,10 @@ from .location import (TABLES, SharedIndexError, connect, read_manifest, repo_id
                        sql_literal, table_name, table_names)
 
 log = logging.getLogger(__name__)
+# An entry not embedded yet (the daemon still at work, a summary's re-embed in
+# flight) is published without a vector: LanceDB counts a null vector as one of
+# the wrong length and refuses the whole table unless told to keep it null.
+KEEP_MISSING_VECTORS = "null"
 
 # Columns that name this machine's copy: the reader rebuilds them from its own.
 LOCAL_COLUMNS = ("realm", "repo", "repo_name", "file_key", "id")
@@ -117,7 +121,8 @@ def publish_repo(settings, store, db, realm: str, repo: str, model: str, force: 
             resumed = True   # an interrupted run wrote it already
             continue
         _fault(fault, name)
-        db.create_table(full, tables[name], mode="overwrite" if full in names else "create")
+        db.create_table(full, tables[name], mode="overwrite" if full in names else "create",
+                        on_bad_vectors=KEEP_MISSING_VECTORS)
         report.tables_written.append(name)
     row = {"shard": report.shard, "identity": identity, "repo_name": repo.rstrip("/").split("/")[-1],
            "commit": commit, "digest": digest, "model_id": model,
@@ -161,7 +166,8 @@ def purge_path(db, repo: str, path: str) -> dict:
         paths = data["path"]
         gone = pc.or_(pc.equal(paths, path), pc.starts_with(paths, prefix))
         removed[name] = int(pc.sum(gone.cast("int64")).as_py() or 0)
-        db.create_table(full, data.filter(pc.invert(gone)), mode="overwrite")
+        db.create_table(full, data.filter(pc.invert(gone)), mode="overwrite",
+                        on_bad_vectors=KEEP_MISSING_VECTORS)
     manifest.update(digest=f"purged:{time.time()}", purged_at=time.time())
     for key, name in (("files", "files"), ("entries", "entries"), ("links", "links")):
         manifest[key] = int(manifest.get(key) or 0) - removed.get(name, 0)

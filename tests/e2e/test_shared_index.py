@@ -146,6 +146,31 @@ def _vectors(env) -> dict:
     return {(r["path"], r["kind"], r["qualname"]): [round(x, 6) for x in r["vector"]] for r in rows}
 
 
+def test_publishing_while_entries_still_lack_vectors_publishes_the_rest(tmp_path, s3):
+    """`indexd publish` run while the daemon is still embedding (or after a model
+    that failed on some entries): the entries without a vector are published
+    without one, not refused by LanceDB with "variable length vectors" (CI hit
+    it when a summary's re-embed was in flight); a teammate embeds those here."""
+    from indexd.config import load_settings
+    from indexd.store import Store
+
+    repo = make_repo(tmp_path / "ci" / "app", {"pkg/a.py": A_PY, "pkg/b.py": B_PY})
+    env = home_env(tmp_path / "ci-home", s3)
+    write_config(env, repo.path)
+    indexd("index", env=env)
+    store = Store(load_settings(env={"INDEXD_HOME": env["INDEXD_HOME"]}).paths.store_dir)
+    store.entries.update(where="path = 'pkg/b.py'", values={"vector": None, "embed_hash": None})
+    missing = store.count_missing_vectors()
+    assert missing > 0
+    _, done = publish(env, s3["uri"])
+    [shard] = done["repos"]
+    assert shard["status"] == "published"
+    assert shard["vectors"] == shard["entries"] - missing, shard
+    _, laptop = laptop_index(tmp_path, s3)
+    embed = embed_result(indexd("index", "--json", env=laptop))
+    assert embed["reused"] == shard["vectors"] and embed["embedded"] == missing, embed
+
+
 def test_publishing_an_unchanged_commit_writes_nothing(tmp_path, s3):
     _, env, first = ci_publish(tmp_path, s3)
     count = s3["client"].list_objects_v2(Bucket="team")["KeyCount"]
@@ -455,8 +480,13 @@ def _summarized_daemon(home_env_, extra):
         d.call("status", sync=True, timeout=60)
 
         def settled():
+            # Summaries first, then the queue: a summary drops its entry's vector
+            # (to embed it again), so a queue counted before the last summary
+            # landed can be 0 while that entry has no vector yet.
+            if not _all_summarized(home_env_):
+                return None
             st = d.call("status", sync=True, timeout=60)
-            return st if _all_summarized(home_env_) and st["queues"]["embed"] == 0 else None
+            return st if st["queues"]["embed"] == 0 else None
         # a model summary is embedded again with the entry's text (test_llm_summary_vectors.py)
         return wait_until(settled, timeout=120, what="model summaries, then their vectors")
     finally:
