@@ -28,6 +28,7 @@ from typing import Protocol, runtime_checkable
 
 from ..config import default_model_cache
 from ..errors import ModelUnavailable
+from .onnx_export import GRAPH_VERSION
 
 log = logging.getLogger(__name__)
 
@@ -262,8 +263,6 @@ def model_id(label: str, weights: str, dim: int, max_tokens: int = 0, limit: int
     other vectors too (cosine ~0.995): ``/int8``, with the export's graph
     version after the first (``/int8.g2``): fp32 vectors of the fused graph
     equal the older graph's (cosine 0.999999), int8 ones do not (min 0.989)."""
-    from .onnx_export import GRAPH_VERSION
-
     cut = f"/{max_tokens}tok" if 0 < max_tokens < limit else ""
     quant = f"/int8.g{GRAPH_VERSION}" if precision == "int8" else ""
     return f"{label}@{weights[:12]}/{dim}{cut}{quant}"

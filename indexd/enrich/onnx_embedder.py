@@ -64,22 +64,21 @@ def _fp32_model(directory: Path, weights: str, cache_dir: Path, label: str) -> P
     except UnsupportedModel as exc:
         raise ModelUnavailable(f"cannot run {directory} through ONNX: {exc}") from exc
     # The graph version in the name: an older export (unfused) is made again.
-    out = cache_dir / f"{_safe(label)}-{weights[:16]}-g{GRAPH_VERSION}" / "model.onnx"
+    stem = f"{_safe(label)}-{weights[:16]}"
+    out = cache_dir / f"{stem}-g{GRAPH_VERSION}" / "model.onnx"
     if out.is_file() and out.with_suffix(".json").is_file():
         return out
     log.info("exporting embedding model to ONNX (once) model=%s to=%s", directory, out)
     made = _made_by_child("indexd.enrich.onnx_export", [str(directory), str(out)], out,
                           f"ONNX export of {directory}")
-    _drop_older_graphs(out.parent)
+    _drop_older_graphs(cache_dir, stem)
     return made
 
 
-def _drop_older_graphs(current: Path) -> None:
+def _drop_older_graphs(cache_dir: Path, stem: str) -> None:
     """Remove this model's exports by older graph versions (~90 MB each). A
     daemon still serving one holds it in memory, so removing it is safe."""
-    stem = current.name.rsplit("-g", 1)[0]
-    older = [current.with_name(stem)] + [current.with_name(f"{stem}-g{v}")
-                                         for v in range(2, GRAPH_VERSION)]
+    older = [cache_dir / stem] + [cache_dir / f"{stem}-g{v}" for v in range(2, GRAPH_VERSION)]
     for path in older:
         if path.is_dir():
             log.info("removing an older ONNX export path=%s", path)
