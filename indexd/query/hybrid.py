@@ -16,8 +16,9 @@ from pathlib import Path
 from ..scan.reader import Skip, read_source
 from .ranking import (DEFAULT_PARAMS, RankParams, fuse, keep_leg_tops, lend_to_parents, pin_exact,
                       query_class)
-from .search import (RESULT_COLUMNS, SearchRequest, _glob_to_like, build_where, hit_from_row,
-                     keyword_leg, text_filters)
+from .rerank import rerank, shipped_weights
+from .search import (RESULT_COLUMNS, SearchRequest, _glob_to_like, _sql, build_where,
+                     hit_from_row, keyword_leg, text_filters)
 
 # Nearest neighbours always exist; below this cosine similarity a vector hit
 # is noise, and "no results" must stay possible (indexctl exit code 1).
@@ -73,23 +74,66 @@ def _hydrate(store, entries: list[dict]) -> list[dict]:
     return out
 
 
-def fused_search(store, embedder, req: SearchRequest, params: RankParams = DEFAULT_PARAMS) -> dict:
-    """One search in any mode: keyword alone, semantic alone, or both fused."""
-    started = time.perf_counter()
+def candidates(store, embedder, req: SearchRequest, params: RankParams = DEFAULT_PARAMS):
+    """The legs and their fused pool before any re-ordering: (ordered, legs, query vector)."""
     legs: dict[str, list[tuple[float, dict]]] = {}
+    query_vector = None
     if req.mode in ("hybrid", "keyword"):
         legs["keyword"] = keyword_leg(store, req, params)
     if req.mode in ("hybrid", "semantic"):
         depth = max(params.semantic_pool, req.limit * 3)
-        rows = semantic_rows(store, embedder.encode_query(req.query), req, depth)
+        query_vector = embedder.encode_query(req.query)
+        rows = semantic_rows(store, query_vector, req, depth)
         legs["semantic"] = [(1.0 - float(r.get("_distance", 1.0)), r) for r in rows]
     if len(legs) == 1:   # one leg: its own order and scores
         (leg, scored), = legs.items()
-        ordered = [{"row": r, "score": sc, "match": [leg]} for sc, r in scored]
-    else:
-        ordered = fuse(legs, _key, query_class(req.query), params)
-        if params.parent_share > 0:   # members need their rows to find their class
-            ordered = lend_to_parents(_hydrate(store, ordered), params.parent_share)
+        return [{"row": r, "score": sc, "match": [leg]} for sc, r in scored], legs, query_vector
+    ordered = fuse(legs, _key, query_class(req.query), params)
+    if params.parent_share > 0:   # members need their rows to find their class
+        ordered = lend_to_parents(_hydrate(store, ordered), params.parent_share)
+    return ordered, legs, query_vector
+
+
+def rerank_model(params: RankParams) -> dict | None:
+    return shipped_weights() if params.rerank == "shipped" else params.rerank
+
+
+def reranked(store, ordered: list[dict], legs: dict, query_vector, query: str,
+             model: dict) -> list[dict]:
+    """The fused pool's head re-scored by the learned model (rerank.py)."""
+    depth = int(model.get("depth", 50))
+    head = _hydrate(store, ordered[:depth])
+    return rerank(head + ordered[depth:], legs, cosines(store, query_vector, head, legs), query,
+                  model)
+
+
+def cosines(store, query_vector, entries: list[dict], legs: dict) -> dict[str, float]:
+    """Each entry's cosine to the query: the semantic leg's where it found the
+    entry, else from the vectors themselves (hot matrix, or the table)."""
+    out = {r["id"]: sc for sc, r in legs.get("semantic", ())}
+    missing = [e["row"]["id"] for e in entries if e["row"]["id"] not in out]
+    if not missing or query_vector is None:
+        return out
+    index = getattr(store, "vector_index", None)
+    if index is not None and index.ready:
+        return out | index.similarities(query_vector, missing)
+    import numpy as np
+
+    rows = store.entries_where("id IN (" + ", ".join(_sql(i) for i in missing) + ")",
+                               ["id", "vector"])
+    q = np.asarray(query_vector, dtype=np.float32)
+    return out | {r["id"]: float(np.asarray(r["vector"], dtype=np.float32) @ q)
+                  for r in rows if r.get("vector") is not None}
+
+
+def fused_search(store, embedder, req: SearchRequest, params: RankParams = DEFAULT_PARAMS) -> dict:
+    """One search in any mode: keyword alone, semantic alone, or both fused."""
+    started = time.perf_counter()
+    ordered, legs, query_vector = candidates(store, embedder, req, params)
+    if len(legs) > 1:
+        model = rerank_model(params)
+        if model:
+            ordered = reranked(store, ordered, legs, query_vector, req.query, model)
         if params.keep_leg_tops:
             ordered = keep_leg_tops(ordered, legs, _key, req.limit)
     if req.mode != "semantic":   # the semantic leg alone stays pure meaning

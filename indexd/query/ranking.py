@@ -41,6 +41,9 @@ class RankParams:
     pin_exact: bool = True
     keep_leg_tops: bool = True      # each leg's first hit stays in the answer (keep_leg_tops)
     parent_share: float = 0.0       # a member's fused score lent to its class (see lend_to_parents)
+    # The learned second pass over the fused head (rerank.py): "shipped" is
+    # rerank_weights.json where present, a dict a model of its own, None off.
+    rerank: object = "shipped"
     # Per-field weights of the daemon's keyword index (store/text_index.py);
     # body_words chosen on the train splits in hybrid mode (bench/search_tune.py --grid).
     field_boosts: dict = field(default_factory=lambda: {"text": 1.0, "name_words": 0.0,

@@ -155,3 +155,14 @@ class VectorIndex:
             top = top[np.argsort(-sims[top], kind="stable")]
             return [(float(sims[i]), self._meta["id"][i]) for i in top
                     if sims[i] >= min_similarity]
+
+    def similarities(self, vector, ids: list[str]) -> dict[str, float]:
+        """Cosine of the query to each of these entries that has a vector."""
+        np = self._np
+        q = np.asarray(vector, dtype=np.float32)
+        with self._lock:
+            pos = [(i, self._pos[i]) for i in ids if i in self._pos]
+            if not pos:
+                return {}
+            sims = self._mat[[p for _, p in pos]] @ q
+        return {i: float(s) for (i, _), s in zip(pos, sims)}
