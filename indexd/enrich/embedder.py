@@ -39,6 +39,11 @@ RUNTIMES = ("auto", "onnx", "torch")
 PRECISIONS = ("fp32", "int8")
 ENV_KEY = "INDEXD_EMBED_MODEL"
 QUERY_CACHE = 256   # query vectors kept (1.5 KB each for MiniLM)
+
+
+class BatchInterrupted(Exception):
+    """A background batch was stopped mid-run (``interrupt``) so a save could
+    have the cores; nothing of it was kept, and the caller runs it again."""
 _WEIGHT_GLOBS = ("*.safetensors", "pytorch_model*.bin", "*.onnx", "*.bin")
 
 
@@ -157,8 +162,23 @@ class LocalModelEmbedder:
         self._busy = False
         self._queries_waiting = 0
         self._query_cache: OrderedDict[str, list[float]] = OrderedDict()
+        self._interruptible = False   # a background batch that may be stopped is running
 
-    def encode(self, texts: list[str]) -> list[list[float]]:
+    def interrupt(self) -> bool:
+        """Stop the background batch in progress, if one may be stopped (True
+        when one was asked to): its ``encode`` raises BatchInterrupted. Queries
+        are never stopped; runtimes that cannot stop a run ignore it."""
+        with self._turn:
+            if not self._interruptible:
+                return False
+            return self._stop_run()
+
+    def _stop_run(self) -> bool:
+        return False
+
+    def encode(self, texts: list[str], interruptible: bool = False) -> list[list[float]]:
+        """Vectors of ``texts``; ``interruptible``: this call may be stopped by
+        ``interrupt`` (then it raises BatchInterrupted and keeps nothing)."""
         if not texts:
             return []
         with self._lock:
@@ -170,7 +190,8 @@ class LocalModelEmbedder:
         out: list[list[float]] = [[]] * len(texts)
         for start in range(0, len(order), self.batch_size):
             part = order[start:start + self.batch_size]
-            for i, vec in zip(part, self._encode_batch([texts[i] for i in part], False)):
+            for i, vec in zip(part, self._encode_batch([texts[i] for i in part], False,
+                                                       interruptible)):
                 out[i] = vec
         return out
 
@@ -191,7 +212,8 @@ class LocalModelEmbedder:
                 self._query_cache.popitem(last=False)
         return vec
 
-    def _encode_batch(self, batch: list[str], query: bool) -> list[list[float]]:
+    def _encode_batch(self, batch: list[str], query: bool,
+                      interruptible: bool = False) -> list[list[float]]:
         # One batch at a time: fast tokenizers are not safe to share between
         # threads ("Already borrowed"), and the runtime already uses the threads
         # we pinned. Taking turns per batch, with waiting queries first, bounds a
@@ -202,13 +224,26 @@ class LocalModelEmbedder:
                 self._turn.wait()
             self._queries_waiting -= query
             self._busy = True
+            self._interruptible = interruptible and not query
+            self._prepare_run(self._interruptible)
         try:
             arr = self._run(list(batch))
+        except Exception as exc:
+            if self._interruptible and self._run_stopped(exc):
+                raise BatchInterrupted() from exc
+            raise
         finally:
             with self._turn:
                 self._busy = False
+                self._interruptible = False
                 self._turn.notify_all()
         return arr.astype("float32", copy=False).tolist()
+
+    def _prepare_run(self, interruptible: bool) -> None:
+        """Before each run, under the turn lock (runtimes that can stop a run)."""
+
+    def _run_stopped(self, exc: Exception) -> bool:
+        return False
 
     def _lengths(self, texts: list[str]) -> list[int]:
         """What a batch is padded by; characters unless the runtime knows better."""

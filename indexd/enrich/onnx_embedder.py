@@ -129,6 +129,10 @@ class OnnxEmbedder(LocalModelEmbedder):
                                    f"{type(exc).__name__}: {exc}") from exc
         self._inputs = [i.name for i in self._session.get_inputs()]
         self._run_options = _run_options()
+        # Background batches run under options of their own, so stopping one
+        # (``interrupt``: a save wants the cores) can never stop a query.
+        self._background_options = _run_options()
+        self._options = self._run_options
         self.dim = int(self._session.get_outputs()[0].shape[-1] or layout["dim"])
         self.precision = precision
         self.model_id = model_id(name or self.path.name, weights, self.dim, self.max_tokens, limit,
@@ -150,7 +154,20 @@ class OnnxEmbedder(LocalModelEmbedder):
         feeds = {"input_ids": ids,
                  "attention_mask": np.array([e.attention_mask for e in encoded], dtype=np.int64),
                  "token_type_ids": np.array([e.type_ids for e in encoded], dtype=np.int64)}
-        return self._session.run(None, {k: feeds[k] for k in self._inputs}, self._run_options)[0]
+        return self._session.run(None, {k: feeds[k] for k in self._inputs}, self._options)[0]
+
+    # Under LocalModelEmbedder's turn lock: one run at a time.
+    def _prepare_run(self, interruptible: bool) -> None:
+        if interruptible:
+            self._background_options.terminate = False
+        self._options = self._background_options if interruptible else self._run_options
+
+    def _stop_run(self) -> bool:
+        self._background_options.terminate = True   # onnxruntime checks it between nodes
+        return True
+
+    def _run_stopped(self, exc: Exception) -> bool:
+        return bool(self._background_options.terminate)
 
 
 def _session(path: Path, threads: int):

@@ -14,6 +14,7 @@ import threading
 import time
 from typing import Callable
 
+from .embedder import BatchInterrupted
 from .texts import embed_hash, embed_text
 
 log = logging.getLogger(__name__)
@@ -37,6 +38,7 @@ class VectorStage:
         self.batch = batch
         self.embedded = 0       # texts sent to the model
         self.reused = 0         # vectors taken from the cache
+        self.interrupted = 0    # batches a save stopped (run again after it)
         self.last_error: str | None = None
         # Files just saved go first: their symbols should be searchable by
         # meaning within a second or two, not after a backlog of thousands.
@@ -130,10 +132,24 @@ class VectorStage:
             part = items[start:start + size]
             if self.pause is not None:
                 self.pause()
-            fresh.update(zip((k for k, _ in part), self.embedder.encode([t for _, t in part])))
+            fresh.update(zip((k for k, _ in part), self._encode_part([t for _, t in part])))
             if stop is not None and start + size < len(items) and stop():
                 break
         return fresh
+
+    def _encode_part(self, texts: list[str]) -> list:
+        """One model batch. Where the daemon can be told of saves (``pause``)
+        and the runtime can stop a run, a save stops the batch in progress
+        (``Enricher.yield_to_save``): it runs again once the save is written,
+        and that second run is never stopped, so the model always moves on."""
+        if self.pause is None or getattr(self.embedder, "interrupt", None) is None:
+            return self.embedder.encode(texts)
+        try:
+            return self.embedder.encode(texts, interruptible=True)
+        except BatchInterrupted:
+            self.interrupted += 1
+            self.pause()
+            return self.embedder.encode(texts)
 
     def drain(self, budget_s: float = 1e9) -> int:
         """Embed until nothing is missing or the time budget is spent."""

@@ -72,6 +72,11 @@ class Enricher:
         """A file changed: hold the next batch until save_written (or SAVE_YIELD_S)."""
         self._yield_until = time.monotonic() + SAVE_YIELD_S
         self._yield_open.clear()
+        # The batch already running would hold both cores for up to a second
+        # under load: stop it (it runs again after the save, never stopped twice).
+        interrupt = getattr(self.embedder, "interrupt", None)
+        if interrupt is not None:
+            interrupt()
 
     def save_written(self) -> None:
         self._yield_until = 0.0
@@ -233,6 +238,7 @@ class Enricher:
                 "nice": self.nice,
                 "error": self.embed_error or self.error,
                 "embedded": v.embedded if v else 0, "reused": v.reused if v else 0,
+                "interrupted": v.interrupted if v else 0,
                 "shared": self._shared_copy(),
                 "summaries": {"mode": self._settings().summarize,
                               "enabled": self._settings().summarize != "off",
