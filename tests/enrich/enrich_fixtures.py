@@ -36,3 +36,20 @@ def settings(indexd_home):
         return replace(load_settings(), **overrides)
 
     return make
+
+
+def load_real_model(home: Path, **kw):
+    """The real default model for a fresh home, loaded with the network refused."""
+    import socket
+
+    from indexd.config import Settings, default_paths
+    from indexd.enrich.embedder import load_embedder
+
+    def refuse(self, address):
+        raise AssertionError(f"network access attempted while loading the model: {address!r}")
+
+    settings = Settings(paths=default_paths({"INDEXD_HOME": str(home)}))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HF_HUB_OFFLINE", "1")
+        mp.setattr(socket.socket, "connect", refuse)
+        return load_embedder(replace(settings, embed_model="default"), **kw)

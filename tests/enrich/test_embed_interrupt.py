@@ -11,15 +11,13 @@ stopped.
 
 from __future__ import annotations
 
-import socket
 import threading
 import time
-from dataclasses import replace
-
 import pytest
+from enrich_fixtures import load_real_model
 from testlib import hash_embedded_store
 
-from indexd.enrich.embedder import BatchInterrupted, load_embedder
+from indexd.enrich.embedder import BatchInterrupted
 from indexd.enrich.texts import embed_text
 from indexd.enrich.vectors import VectorStage
 from indexd.pipeline import Indexer
@@ -32,20 +30,9 @@ TEXTS = [f"def handler_{i}(request, retries={i}):\n    '''Answer request number 
 
 @pytest.fixture(scope="module")
 def model(tmp_path_factory):
-    from indexd.config import Settings, default_paths
-
-    home = tmp_path_factory.mktemp("home")
-    settings = Settings(paths=default_paths({"INDEXD_HOME": str(home)}))
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("HF_HUB_OFFLINE", "1")
-        mp.setattr(socket.socket, "connect", _refuse)
-        embedder = load_embedder(replace(settings, embed_model="default"), threads=2)
+    embedder = load_real_model(tmp_path_factory.mktemp("home"), threads=2)
     assert embedder.runtime == "onnx"
     return embedder
-
-
-def _refuse(self, address):
-    raise AssertionError(f"network access attempted while loading the model: {address!r}")
 
 
 def _interrupt_once(model, running: threading.Thread, timeout: float = 60) -> bool:

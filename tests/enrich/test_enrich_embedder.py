@@ -24,7 +24,7 @@ from indexd.enrich.embedder import (
 from indexd.enrich.onnx_embedder import OnnxEmbedder
 from indexd.errors import ModelUnavailable
 
-from enrich_fixtures import fake_ollama, settings  # noqa: F401 - fixtures
+from enrich_fixtures import fake_ollama, load_real_model, settings  # noqa: F401 - fixtures
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -56,20 +56,7 @@ def no_network(monkeypatch):
 @pytest.fixture(scope="module")
 def minilm(tmp_path_factory):
     """The real default model, loaded once per module with the network blocked."""
-    from dataclasses import replace
-
-    from indexd.config import default_paths, Settings
-
-    home = tmp_path_factory.mktemp("home")
-    settings = Settings(paths=default_paths({"INDEXD_HOME": str(home)}))
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("HF_HUB_OFFLINE", "1")
-        mp.setattr(socket.socket, "connect", _refuse)
-        return load_embedder(replace(settings, embed_model="default"))
-
-
-def _refuse(self, address):
-    raise AssertionError(f"network access attempted while loading the model: {address!r}")
+    return load_real_model(tmp_path_factory.mktemp("home"))
 
 
 # ------------------------------------------------------------------ real model
