@@ -95,3 +95,26 @@ def test_the_shipped_model_names_every_feature_once():
     assert data["depth"] >= 10
     assert rr.shipped_weights() is not None
     assert DEFAULT_PARAMS.rerank == "shipped"
+
+
+def test_the_table_and_the_daemons_matrix_give_the_same_cosines(git_repo, make_store):
+    """Without the daemon's hot matrix (a one-shot reader) the cosines of the
+    candidates the semantic leg missed come from the entries table."""
+    from testlib import hash_embedded_store
+
+    from indexd.enrich.vectors import VectorStage
+    from indexd.pipeline import Indexer
+
+    code = "".join(f"def job_{i}(x):\n    '''Run job {i} on x.'''\n    return x + {i}\n\n\n"
+                   for i in range(8))
+    settings, store, embedder = hash_embedded_store(git_repo, make_store, {"jobs.py": code})
+    Indexer(settings, store).index()
+    VectorStage(store, embedder).drain()
+    ids = [r["id"] for r in store.entries_where(None, ["id"])]
+    entries = [{"row": {"id": i}, "score": 0.0, "match": []} for i in ids]
+    query = embedder.encode_query("run a job")
+    from_table = cosines(store, query, entries, {"semantic": []})
+    store.build_vector_index()
+    from_matrix = cosines(store, query, entries, {"semantic": []})
+    assert set(from_table) == set(from_matrix) == set(ids)
+    assert all(abs(from_table[i] - from_matrix[i]) < 1e-5 for i in ids)
