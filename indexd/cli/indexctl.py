@@ -63,6 +63,8 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--mode", choices=["keyword", "semantic", "hybrid"], default=None)
     s.add_argument("--context", type=int, default=0, help="lines of code around each hit")
     s.add_argument("--files", action="store_true", help="rank files by their best entries")
+    s.add_argument("--explain", action="store_true",
+                   help="say why each hit ranks where it does (legs' ranks, second pass)")
     s.add_argument("--sync", action="store_true", help="wait until every change made so far is indexed")
     _json_flag(s)
 
@@ -255,7 +257,7 @@ def dispatch(args) -> int:
         return _emit(args, result, render.realm)
     if args.cmd == "search":
         params = {k: getattr(args, k) for k in ("query", "realm", "repo", "kind", "lang", "path",
-                                                  "limit", "mode", "context", "files", "sync")
+                                                  "limit", "mode", "context", "files", "explain", "sync")
                   if getattr(args, k) not in (None, False)}
         if "repo" in params:
             params["repo"] = _repo_arg(settings, params["repo"])

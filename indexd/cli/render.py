@@ -20,6 +20,25 @@ def dim(text: str) -> str:
     return _c("2", text)
 
 
+def why_line(why: dict) -> str:
+    """``keyword #3 (12.1) · semantic #7 (cos 0.52) · 2nd pass 1.23: rrf +0.41, …``"""
+    parts = []
+    for leg, label in (("keyword", "score"), ("semantic", "cosine")):
+        found = why.get(leg)
+        if found:
+            value = f"cos {found[label]:.2f}" if label == "cosine" else f"{found[label]:.2f}"
+            parts.append(f"{leg} #{found['rank']} ({value})")
+        elif leg in why:
+            parts.append(f"not in {leg} pool")
+    second = why.get("second_pass")
+    if second:
+        terms = ", ".join(f"{f} {v:+.2f}" for f, v in second["top"])
+        parts.append(f"2nd pass {second['score']:.2f}" + (f": {terms}" if terms else ""))
+    if why.get("exact"):
+        parts.append("exact name (pinned)")
+    return " · ".join(parts)
+
+
 def search(result: dict) -> None:
     for hit in result.get("results", []):
         where = _c("35", hit["path"]) + ":" + _c("32", str(hit["start_line"]))
@@ -37,6 +56,8 @@ def search(result: dict) -> None:
         print(f"{where} {_c('36', hit['kind'])} {_c('1', name)}".rstrip() + tail)
         if hit.get("snippet"):
             print("    " + dim(hit["snippet"]))
+        if hit.get("why"):
+            print("    " + dim("why: " + why_line(hit["why"])))
         if hit.get("kind") == "file" and hit.get("summary") and hit["summary"] != hit.get("snippet"):
             print("    " + hit["summary"])
         if hit.get("context"):

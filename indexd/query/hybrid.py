@@ -14,9 +14,9 @@ from fnmatch import fnmatch
 from pathlib import Path
 
 from ..scan.reader import Skip, read_source
-from .ranking import (DEFAULT_PARAMS, RankParams, fuse, keep_leg_tops, lend_to_parents, pin_exact,
-                      query_class)
-from .rerank import rerank, shipped_weights
+from .ranking import (DEFAULT_PARAMS, RankParams, fuse, is_exact, keep_leg_tops, lend_to_parents,
+                      pin_exact, query_class)
+from .rerank import leg_ranks, rerank, shipped_weights, top_terms
 from .search import (RESULT_COLUMNS, SearchRequest, _glob_to_like, _sql, build_where,
                      hit_from_row, keyword_leg, text_filters)
 
@@ -138,20 +138,46 @@ def fused_search(store, embedder, req: SearchRequest, params: RankParams = DEFAU
             ordered = keep_leg_tops(ordered, legs, _key, req.limit)
     if req.mode != "semantic":   # the semantic leg alone stays pure meaning
         ordered = pin_exact(ordered, req.query, params)
+    ranks = leg_ranks(legs, _key) if req.explain else None
+    why = (lambda e: explain(e, ranks, rerank_model(params), req, params)) \
+        if ranks is not None else None
     if req.files:
-        return _file_results(_hydrate(store, ordered), req, started)
+        return _file_results(_hydrate(store, ordered), req, started, why)
     results = []
     for e in _hydrate(store, ordered[: req.limit]):
         hit = hit_from_row(e["row"], e["score"], tuple(e["match"])).to_json()
         if req.context:
             hit["context"] = read_context(e["row"], req)
+        if why is not None:
+            hit["why"] = why(e)
         results.append(hit)
     return {"query": req.query, "mode": req.mode,
             "took_ms": round((time.perf_counter() - started) * 1000, 2),
             "total": len(results), "results": results}
 
 
-def _file_results(ordered: list[dict], req: SearchRequest, started: float) -> dict:
+def explain(entry: dict, ranks: dict, model: dict | None, req: SearchRequest,
+            params: RankParams) -> dict:
+    """Why a hit ranks where it does: each leg's rank (1-based) and score, the
+    fused score, the second pass's score and largest terms, and whether it
+    was pinned as an exact name."""
+    key = _key(entry["row"])
+    out: dict = {}
+    for leg, label in (("keyword", "score"), ("semantic", "cosine")):
+        if leg not in ranks:   # a one-leg mode
+            continue
+        found = ranks[leg].get(key)
+        out[leg] = {"rank": found[0] + 1, label: round(found[1], 4)} if found else None
+    out["fused"] = round(entry["score"], 6)
+    second = entry.get("second")
+    out["second_pass"] = ({"score": round(second[0], 4), "top": top_terms(second[1], model)}
+                          if second and model else None)
+    out["exact"] = (req.mode != "semantic" and params.pin_exact
+                    and query_class(req.query) == "identifier" and is_exact(entry["row"], req.query))
+    return out
+
+
+def _file_results(ordered: list[dict], req: SearchRequest, started: float, why=None) -> dict:
     """Files ranked by their best entry (what someone scanning a repo wants):
     each file once, at the rank of its best hit, with that hit and how many
     of the file's entries matched."""
@@ -172,6 +198,8 @@ def _file_results(ordered: list[dict], req: SearchRequest, started: float) -> di
                       "summary_source": best["summary_source"], "lang": best["lang"],
                       "best": {k: best[k] for k in ("symbol", "kind", "start_line", "end_line")},
                       "entries": 1}
+        if why is not None:   # why the file's best entry ranks where it does
+            files[key]["why"] = why(e)
     results = list(files.values())
     return {"query": req.query, "mode": req.mode, "files": True,
             "took_ms": round((time.perf_counter() - started) * 1000, 2),

@@ -135,4 +135,13 @@ def rerank(entries: list[dict], legs: dict, cosines: dict[str, float], query: st
     rows = feature_rows(head, legs, cosines, query)
     scored = [(sum(a * b for a, b in zip(w, x)), i) for i, x in enumerate(rows)]
     scored.sort(key=lambda t: (-t[0], t[1]))
+    for score, i in scored:   # what `explain` shows
+        head[i]["second"] = (score, rows[i])
     return [head[i] for _, i in scored] + tail
+
+
+def top_terms(features_row: list[float], model: dict, n: int = 3) -> list[list]:
+    """The ``n`` largest terms (weight x feature) of one hit's second-pass score."""
+    terms = [(f, float(model["weights"][f]) * x) for f, x in zip(FEATURES, features_row)]
+    terms.sort(key=lambda t: -abs(t[1]))
+    return [[f, round(v, 4)] for f, v in terms[:n] if v]

@@ -37,6 +37,7 @@ class SearchRequest:
     mode: str | None = None        # keyword | semantic | hybrid; None: the best available
     context: int = 0
     files: bool = False            # rank files by their best entries instead of entries
+    explain: bool = False          # each hit says why it ranks where it does (hybrid.explain)
     # What context lines may read, as indexing would (set from the settings by the
     # server, never by a client): the size cap and the secret_allow globs.
     context_max_size: int = 1 << 20
@@ -55,6 +56,8 @@ class SearchRequest:
             raise InvalidParams(f"limit must be an integer in 1..{MAX_LIMIT}")
         if not isinstance(req.files, bool):
             raise InvalidParams("files must be true or false")
+        if not isinstance(req.explain, bool):
+            raise InvalidParams("explain must be true or false")
         if not isinstance(req.context, int) or not 0 <= req.context <= 50:
             raise InvalidParams("context must be an integer in 0..50")
         if req.mode not in (None, "keyword", "semantic", "hybrid"):

@@ -101,6 +101,8 @@ SPECS: dict[str, Spec] = {
         Param("context", "integer", "lines of code around each hit (0: no code, just the hit "
                                     "line)", default=0, lo=0, hi=50),
         Param("files", "boolean", "rank files by their best entries", default=False),
+        Param("explain", "boolean", "each hit says why it ranks where it does: each leg's rank "
+                                    "and score, the second pass's largest terms", default=False),
         _SYNC, _TIMEOUT), closed=True),
     "symbols": Spec("Outline of one file: its symbols in order", (
         Param("path", "string", "absolute path, or repo-relative with realm and repo",
