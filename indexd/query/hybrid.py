@@ -1,7 +1,9 @@
 """Search in every mode: vector leg + keyword leg, fused by weighted reciprocal rank.
 
-Weights per query class (``ranking.py``); exact names pinned on top in keyword
-and hybrid mode; each hit records which legs found it (``match``). Filters are the keyword search's, pushed down to both legs.
+Weights per query class (``ranking.py``); the fused head re-scored by the
+learned second pass (``rerank.py``); exact names pinned on top in keyword
+and hybrid mode; each hit records which legs found it (``match``) and, asked
+to ``explain``, why it ranks where it does. Filters are the keyword search's, pushed down to both legs.
 Optional ``context`` reads N lines around each hit from the file on disk,
 through the indexer's own reader: nothing indexing would not read (links out
 of the repo, secret files, files over the size cap), secret values masked.
