@@ -45,19 +45,21 @@ def is_pool_worker(proc: Proc, top: int) -> bool:
 
 
 def kill_and_expect_no_survivors(pid: int, wait_for: str, predicate,
-                                 explain=lambda: "") -> list[Proc]:
+                                 explain=lambda: "", timeout: float = 120) -> list[Proc]:
     """Wait for a descendant matching ``predicate``, SIGKILL ``pid``, then wait
     until every process seen below it is gone. Returns what was seen. ``explain``
     says why, when what was waited for never came (the command's output)."""
     seen: dict[int, Proc] = {}
 
     def found():
+        # The latest picture of each live one: a child first seen between its
+        # fork and its exec still shows its parent's command line.
         for p in descendants(pid):
-            seen.setdefault(p.pid, p)
+            seen[p.pid] = p
         return [p for p in seen.values() if predicate(p) and still_alive([p])]
 
     try:
-        wait_until(found, timeout=120, interval=0.02, what=wait_for)
+        wait_until(found, timeout=timeout, interval=0.02, what=wait_for)
     except AssertionError as exc:
         raise AssertionError(f"{exc}\nseen: {list(seen.values())}\n{explain()}") from None
     found()    # the latest picture, just before the kill
@@ -74,6 +76,29 @@ def kill_and_expect_no_survivors(pid: int, wait_for: str, predicate,
     finally:
         kill_all(before)    # never leave them to the next test
     return before
+
+
+# A child that shows its parent's command line for a second, then execs into
+# one that says "marker" and exits once its parent is gone.
+_WAITER = "import os, sys, time\nwhile os.getppid() == int(sys.argv[1]): time.sleep(0.05)"
+_CHILD = ("import os, sys, time\ntime.sleep(1.0)\n"
+          f"os.execv(sys.executable, [sys.executable, '-c', {_WAITER!r}, str(os.getppid()), 'marker'])")
+_PARENT = ("import subprocess, sys, time\n"
+           f"subprocess.Popen([sys.executable, '-c', {_CHILD!r}])\ntime.sleep(60)")
+
+
+def test_a_child_seen_before_its_exec_is_recognised_after_it():
+    """CI flake (test_sigkill_of_the_daemon_during_the_model_export...): the
+    export child was first seen between fork and exec, as `indexd run`, and
+    that first picture was kept, so the wait never saw it become the export."""
+    parent = subprocess.Popen([sys.executable, "-c", _PARENT])
+    try:
+        seen = kill_and_expect_no_survivors(parent.pid, "the exec'd child",
+                                            lambda p: p.cmdline.endswith("marker"), timeout=20)
+    finally:
+        parent.kill()
+        parent.wait(timeout=30)
+    assert any(p.cmdline.endswith("marker") for p in seen)
 
 
 def test_sigkill_of_indexd_index_leaves_no_process(git_repo, indexd_home):
