@@ -132,8 +132,8 @@ def fused_search(store, embedder, req: SearchRequest, params: RankParams = DEFAU
     """One search in any mode: keyword alone, semantic alone, or both fused."""
     started = time.perf_counter()
     ordered, legs, query_vector = candidates(store, embedder, req, params)
+    model = rerank_model(params)
     if len(legs) > 1:
-        model = rerank_model(params)
         if model:
             ordered = reranked(store, ordered, legs, query_vector, req.query, model)
         if params.keep_leg_tops:
@@ -141,8 +141,7 @@ def fused_search(store, embedder, req: SearchRequest, params: RankParams = DEFAU
     if req.mode != "semantic":   # the semantic leg alone stays pure meaning
         ordered = pin_exact(ordered, req.query, params)
     ranks = leg_ranks(legs, _key) if req.explain else None
-    why = (lambda e: explain(e, ranks, rerank_model(params), req, params)) \
-        if ranks is not None else None
+    why = (lambda e: explain(e, ranks, model, req, params)) if ranks is not None else None
     if req.files:
         return _file_results(_hydrate(store, ordered), req, started, why)
     results = []

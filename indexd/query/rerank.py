@@ -49,7 +49,7 @@ def _frac(q: set[str], have: set[str]) -> float:
 
 
 def features(entry: dict, legs: dict, cosine: float | None, top_cos: float, query: str,
-             q_stems: set[str]) -> list[float]:
+             q_stems: set[str], ident: float) -> list[float]:
     """One candidate's feature vector, in FEATURES order. ``legs``: leg name ->
     {key: (rank, score)} plus ``_top`` -> that leg's best score."""
     row = entry["row"]
@@ -64,7 +64,6 @@ def features(entry: dict, legs: dict, cosine: float | None, top_cos: float, quer
     kind = row.get("kind") or ""
     name_stems = {w[:STEM] for w in split_identifier(qual or name)}
     doc = f"{row.get('doc') or ''} {row.get('summary') or ''}"
-    ident = 1.0 if query_class(query) == "identifier" else 0.0
     kw_lr = -math.log1p(kw_rank if kw_rank is not None else kw_pool)
     sem_lr = -math.log1p(sem_rank if sem_rank is not None else sem_pool)
     return [
@@ -112,7 +111,9 @@ def feature_rows(entries: list[dict], legs: dict, cosines: dict[str, float],
     ranks = leg_ranks(legs, lambda r: r["id"])
     top_cos = max(cosines.values(), default=0.0)
     q = query_stems(query)
-    return [features(e, ranks, cosines.get(e["row"]["id"]), top_cos, query, q) for e in entries]
+    ident = 1.0 if query_class(query) == "identifier" else 0.0   # once per query, not per hit
+    return [features(e, ranks, cosines.get(e["row"]["id"]), top_cos, query, q, ident)
+            for e in entries]
 
 
 @lru_cache(maxsize=1)
