@@ -53,13 +53,16 @@ def label(row: dict) -> tuple:
     return (row.get("path"), None if row.get("kind") == "file" else row.get("qualname"))
 
 
-def pools(store, embedder, queries, depth: int) -> list[dict]:
-    """Per query: the fused head's feature rows and which of them are expected."""
+def pools(store, embedder, queries, depth: int, leg_depth: int = 0) -> list[dict]:
+    """Per query: the head's feature rows (rr.head_of: the fused pool's first
+    ``depth``, plus each leg's first ``leg_depth``) and which are expected."""
     out = []
+    shape = {"depth": depth, "leg_depth": leg_depth}
     for q in queries:
         req = SearchRequest(query=q["query"], limit=10, mode="hybrid", realm=q.get("realm"))
         ordered, legs, qvec = candidates(store, embedder, req, PLAIN)
-        head = _hydrate(store, ordered[:depth])
+        ordered, size = rr.head_of(ordered, legs, shape, lambda row: row["id"])
+        head = _hydrate(store, ordered[:size])
         X = np.array(rr.feature_rows(head, legs, cosines(store, qvec, head, legs), q["query"]),
                      dtype=np.float64)
         y = np.array([label(e["row"]) in wanted(q) for e in head], dtype=bool)
@@ -136,9 +139,9 @@ def choose_lambda(train: list[dict], folds: int = 5) -> tuple[float, dict]:
     return max(scores, key=lambda k: (scores[k], k)), scores
 
 
-def model_from(w, mu, sd, depth: int, lam: float, note: str) -> dict:
+def model_from(w, mu, sd, depth: int, lam: float, note: str, leg_depth: int = 0) -> dict:
     raw = w / sd   # a score on raw features: the constant term cannot change an order
-    return {"depth": depth, "l2": lam, "note": note,
+    return {"depth": depth, "leg_depth": leg_depth, "l2": lam, "note": note,
             "weights": {f: round(float(v), 6) for f, v in zip(rr.FEATURES, raw)}}
 
 
@@ -148,6 +151,8 @@ def main(argv=None) -> int:
     ap.add_argument("--queries", default="stdlib,click")
     ap.add_argument("--realms", default="")
     ap.add_argument("--depth", type=int, default=50)
+    ap.add_argument("--leg-depth", type=int, default=0,
+                    help="also re-score each leg's first N hits the fusion left below the head")
     ap.add_argument("--write", action="store_true", help="store the model (rerank_weights.json)")
     ap.add_argument("--doc", action="store_true",
                     help="write the table into docs/benchmarks.md (region search_rerank)")
@@ -163,12 +168,12 @@ def main(argv=None) -> int:
         for q in sets[name]:
             q["realm"] = realm
     every = [q for qs in sets.values() for q in qs]
-    data = pools(store, embedder, every, args.depth)
+    data = pools(store, embedder, every, args.depth, args.leg_depth)
     for part in ("train", "heldout"):
         sub = [d for d in data if d["q"]["split"] == part]
         inside = sum(bool(d["y"].any()) for d in sub)
         print(f"{part}: {inside}/{len(sub)} queries have an expected entry in the fused "
-              f"head of {args.depth} (the second pass's ceiling)")
+              f"head of {args.depth} + each leg's {args.leg_depth} (the second pass's ceiling)")
     train = [d for d in data if d["q"]["split"] == "train"]
     lam, cv = choose_lambda(train)
     print("cross-validated train MRR@10 (head only, mean over sets) per L2: "
@@ -176,7 +181,8 @@ def main(argv=None) -> int:
     w, mu, sd = fit(train, lam)
     model = model_from(w, mu, sd, args.depth, lam,
                        f"fitted by bench/search_rerank.py on the train split of "
-                       f"{args.queries} ({len(train)} queries); held-out never used")
+                       f"{args.queries} ({len(train)} queries); held-out never used",
+                       args.leg_depth)
     order = sorted(zip(rr.FEATURES, w), key=lambda t: -abs(t[1]))
     print("standardized weights: " + ", ".join(f"{f} {v:+.2f}" for f, v in order))
     learned = replace(DEFAULT_PARAMS, rerank=model)
@@ -200,13 +206,13 @@ def write_doc(table: str, args, n_train: int, lam: float, order) -> None:
 
     top = ", ".join(f"`{f}` {v:+.2f}" for f, v in order[:8])
     body = (f"`bench/search_rerank.py`, {dt.date.today()}, {os.cpu_count()} cores: the fused "
-            f"head of {args.depth} re-scored by a linear model fitted on the {n_train} train "
+            f"head of {args.depth}, plus each leg's first {args.leg_depth} hits the fusion left below it, re-scored by a linear model fitted on the {n_train} train "
             f"queries of bench/queries/{{{args.queries}}}.json (pairwise logistic loss, L2 "
             f"{lam} chosen by 5-fold cross-validation within train); held-out rows are only "
             f"reported. Largest standardized weights: {top}.\n\n```text\n{table}\n```\n\n"
             f"Reproduce: the home of bench/search_tune.py, then `INDEXD_HOME=... "
             f".venv/bin/python bench/search_rerank.py --queries {args.queries} --realms "
-            f"{args.realms} --depth {args.depth}`\n")
+            f"{args.realms} --depth {args.depth} --leg-depth {args.leg_depth}`\n")
     replace_region(HERE.parent / "docs" / "benchmarks.md", "search_rerank", body,
                    "## Search: the learned second pass (bench/search_rerank.py)")
 

@@ -70,6 +70,30 @@ def test_a_zero_model_keeps_the_fused_order():
     assert [id(e) for e in out] == [id(e) for e in fused]
 
 
+def test_a_hit_a_leg_ranks_well_but_the_fusion_left_below_the_head_is_scored():
+    """leg_depth: the semantic leg's 2nd hit, which the keyword leg never saw,
+    fuses below a head of 2; with leg_depth 2 it joins the head and a model
+    that weighs the cosine puts it first (the tail keeps its order)."""
+    rows = [_row(f"kw{i}") for i in range(5)] + [_row("meant")]
+    legs = {"keyword": [(10.0 - i, r) for i, r in enumerate(rows[:5])],
+            "semantic": [(0.7, rows[0]), (0.65, rows[5]), (0.2, rows[1])]}
+    fused = fuse(legs, lambda r: r["id"], "text", DEFAULT_PARAMS)
+    names = [e["row"]["name"] for e in fused]
+    assert names.index("meant") >= 2                 # the fusion leaves it out of a head of 2
+    narrow = dict(_model(cos=1.0), depth=2)
+    order, size = rr.head_of(fused, legs, narrow, lambda r: r["id"])
+    assert (order, size) == (fused, 2)               # leg_depth 0: today's head
+    wide = dict(narrow, leg_depth=2)
+    order, size = rr.head_of(fused, legs, wide, lambda r: r["id"])
+    assert size == 3 and {e["row"]["name"] for e in order[:3]} == {"kw0", "kw1", "meant"}
+    cos = {r["id"]: sc for sc, r in legs["semantic"]}
+    out = rr.rerank(order, legs, cos, "what was meant", wide, size)
+    assert out[0]["row"]["name"] == "kw0" and out[1]["row"]["name"] == "meant"
+    rest = [n for n in names if n not in ("kw0", "kw1", "meant")]
+    assert [e["row"]["name"] for e in out[3:]] == rest
+    assert {id(e) for e in out} == {id(e) for e in fused}
+
+
 class _Store:
     def __init__(self, index):
         self.vector_index = index

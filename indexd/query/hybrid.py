@@ -18,7 +18,7 @@ from pathlib import Path
 from ..scan.reader import Skip, read_source
 from .ranking import (DEFAULT_PARAMS, RankParams, fuse, is_exact, keep_leg_tops, lend_to_parents,
                       pin_exact, query_class)
-from .rerank import leg_ranks, rerank, shipped_weights, top_terms
+from .rerank import head_of, leg_ranks, rerank, shipped_weights, top_terms
 from .search import (RESULT_COLUMNS, SearchRequest, _glob_to_like, _sql, build_where,
                      hit_from_row, keyword_leg, text_filters)
 
@@ -103,10 +103,10 @@ def rerank_model(params: RankParams) -> dict | None:
 def reranked(store, ordered: list[dict], legs: dict, query_vector, query: str,
              model: dict) -> list[dict]:
     """The fused pool's head re-scored by the learned model (rerank.py)."""
-    depth = int(model.get("depth", 50))
+    ordered, depth = head_of(ordered, legs, model, _key)
     head = _hydrate(store, ordered[:depth])
     return rerank(head + ordered[depth:], legs, cosines(store, query_vector, head, legs), query,
-                  model)
+                  model, depth)
 
 
 def cosines(store, query_vector, entries: list[dict], legs: dict) -> dict[str, float]:

@@ -32,8 +32,21 @@ STOP = frozenset("a an and are as at be by can do does for from how i if in into
 STEM = 5   # words compared by their first letters: "reconnecting" meets "reconnect"
 
 
-def _stems(text: str) -> set[str]:
-    return {w[:STEM] for w in _WORD.findall(text.lower()) if w not in STOP}
+# Per-row word sets, cached by their text: a widened head scores ~200 rows a
+# query, and the same entries come back query after query.
+@lru_cache(maxsize=16384)
+def _stems(text: str) -> frozenset[str]:
+    return frozenset(w[:STEM] for w in _WORD.findall(text.lower()) if w not in STOP)
+
+
+@lru_cache(maxsize=16384)
+def _name_stems(qualname: str) -> frozenset[str]:
+    return frozenset(w[:STEM] for w in split_identifier(qualname))
+
+
+@lru_cache(maxsize=4096)
+def _path_stems(path: str) -> frozenset[str]:
+    return _stems(path.replace("/", " ").replace("_", " "))
 
 
 def query_stems(query: str) -> set[str]:
@@ -62,7 +75,7 @@ def features(entry: dict, legs: dict, cosine: float | None, top_cos: float, quer
     name = row.get("name") or ""
     qual = row.get("qualname") or ""
     kind = row.get("kind") or ""
-    name_stems = {w[:STEM] for w in split_identifier(qual or name)}
+    name_stems = _name_stems(qual or name)
     doc = f"{row.get('doc') or ''} {row.get('summary') or ''}"
     kw_lr = -math.log1p(kw_rank if kw_rank is not None else kw_pool)
     sem_lr = -math.log1p(sem_rank if sem_rank is not None else sem_pool)
@@ -79,7 +92,7 @@ def features(entry: dict, legs: dict, cosine: float | None, top_cos: float, quer
         1.0 if q_stems and q_stems <= name_stems else 0.0,
         _frac(q_stems, name_stems),
         _frac(q_stems, _stems(doc)),
-        _frac(q_stems, _stems((row.get("path") or "").replace("/", " ").replace("_", " "))),
+        _frac(q_stems, _path_stems(row.get("path") or "")),
         1.0 if kind == "method" else 0.0,
         1.0 if kind == "function" else 0.0,
         1.0 if kind == "class" else 0.0,
@@ -126,11 +139,28 @@ def shipped_weights() -> dict | None:
     return data if set(data.get("weights", {})) == set(FEATURES) else None
 
 
+def head_of(ordered: list[dict], legs: dict[str, list[tuple[float, dict]]], model: dict,
+            key) -> tuple[list[dict], int]:
+    """The pool re-ordered so the second pass's head comes first, and the
+    head's size: the fused pool's first ``depth`` entries, then (``leg_depth``
+    > 0) every entry that a leg ranked in its own first ``leg_depth`` and the
+    fusion left below: a hit one leg ranks well and the other never saw is
+    still scored by the model."""
+    depth, leg_depth = int(model.get("depth", 50)), int(model.get("leg_depth", 0))
+    if leg_depth <= 0:
+        return ordered, min(depth, len(ordered))
+    wanted = {key(row) for scored in legs.values() for _, row in scored[:leg_depth]}
+    late = [e for e in ordered[depth:] if key(e["row"]) in wanted]
+    rest = [e for e in ordered[depth:] if key(e["row"]) not in wanted]
+    return ordered[:depth] + late + rest, min(depth, len(ordered)) + len(late)
+
+
 def rerank(entries: list[dict], legs: dict, cosines: dict[str, float], query: str,
-           model: dict) -> list[dict]:
-    """The first ``depth`` entries re-ordered by the model's score (the rest
-    keep their order below them); each keeps its fused score for display."""
-    depth = int(model.get("depth", 50))
+           model: dict, depth: int | None = None) -> list[dict]:
+    """The first ``depth`` entries (the model's own unless given) re-ordered by
+    the model's score (the rest keep their order below them); each keeps its
+    fused score for display."""
+    depth = int(model.get("depth", 50)) if depth is None else depth
     head, tail = entries[:depth], entries[depth:]
     w = [float(model["weights"][f]) for f in FEATURES]
     rows = feature_rows(head, legs, cosines, query)
