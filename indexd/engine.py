@@ -444,7 +444,7 @@ class Engine:
             timing.mark("embed_queued")
             self._update_graph(report, bool(rescans), rebuild=bool(purged))
             timing.mark("graph")
-            if report.parsed:   # ~1 ms when they exist; a first start's tables were empty
+            if report.parsed or report.shared:   # ~1 ms when they exist; a first start's tables were empty
                 self.store.ensure_key_indexes()
             self.error_state = None
             timing.mark("done")
@@ -455,11 +455,12 @@ class Engine:
             for key in full | set(by_repo):
                 if key in self.repos:
                     self.repos[key].last_batch = self.last_batch["at"]
-            log.info("batch done paths=%d rescans=%d parsed=%d deleted=%d ms=%.0f searchable_ms=%s",
-                     len(keys), len(rescans), report.parsed, report.deleted,
+            log.info("batch done paths=%d rescans=%d parsed=%d shared=%d deleted=%d ms=%.0f "
+                     "searchable_ms=%s", len(keys), len(rescans), report.parsed, report.shared,
+                     report.deleted,
                      (time.monotonic() - started) * 1000, batch_timing["ms"].get("searchable", "-"))
             log.debug("batch timing %s", batch_timing)
-            if report.parsed + report.deleted >= TRIM_AFTER_FILES:
+            if report.parsed + report.shared + report.deleted >= TRIM_AFTER_FILES:
                 trim()   # a big batch's transient rows and Arrow buffers go back to the OS
         except Exception as exc:  # noqa: BLE001 - the worker must survive any batch
             self.failures += 1

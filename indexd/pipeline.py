@@ -67,6 +67,7 @@ class Job:
     allow: tuple
     known_entries: int = 0
     summaries: bool = True          # summarize = "off": rows carry none
+    shared_hash: str = ""           # a shared index holds this path with this content
 
 
 @dataclass
@@ -75,6 +76,7 @@ class Outcome:
     write: FileWrite | None = None     # entries/links to replace
     touched: bool = False              # same content, only the stat changed
     vanished: bool = False
+    shared: bool = False               # content as the shared index holds it: rows copied
     cpu: tuple = ()                    # the worker's CPU s in (read, parse, rows)
 
 
@@ -145,6 +147,8 @@ class Report:
     failed: int = 0
     entries: int = 0
     repaired: int = 0
+    shared: int = 0                    # files whose rows were copied from a shared index
+    shared_notes: list = field(default_factory=list)   # repos whose shard could not be used
     skipped: Counter = field(default_factory=Counter)
     seconds: float = 0.0
     changed_paths: list = field(default_factory=list)  # (realm, repo, path) written or deleted
@@ -155,6 +159,7 @@ class Report:
         return {"files": self.files, "unchanged": self.unchanged, "hashed": self.hashed,
                 "parsed": self.parsed, "touched": self.touched, "deleted": self.deleted,
                 "failed": self.failed, "entries": self.entries, "repaired": self.repaired,
+                "shared": self.shared, "shared_notes": self.shared_notes,
                 "skipped": dict(self.skipped), "seconds": round(self.seconds, 3),
                 "stages": self.stages.to_json()}
 
@@ -182,6 +187,11 @@ def process_file(job: Job, packed: bool = False) -> Outcome:
         rec = replace(rec, status=job.known_status, reason=job.known_reason,
                       entries=job.known_entries)
         return Outcome(record=rec, touched=True, cpu=(time.thread_time() - started,))
+    if job.shared_hash and src.hash == job.shared_hash:
+        # The writer copies this content's rows from the shared index
+        # (shared_index/rows.py) instead of a parse here.
+        rec = replace(rec, status=INDEXED, reason=src.redacted or "")
+        return Outcome(record=rec, shared=True, cpu=(time.thread_time() - started,))
 
     def exists(rel: str) -> bool:
         return (root / rel).exists()
@@ -247,6 +257,49 @@ def parse_pool(settings: Settings, start: bool = True):
         yield pool
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+SHARED_BATCH = 1000        # files whose shared rows are copied in one go
+
+
+def _shared_job(job: Job, shards: dict) -> Job:
+    shard = shards.get((job.realm, job.repo))
+    wanted = shard.hashes.get(job.path, "") if shard is not None else ""
+    return replace(job, shared_hash=wanted) if wanted else job
+
+
+class SharedCopy:
+    """Files whose content a shared index holds, waiting for their rows to be
+    copied; and those that must be parsed after all (a shard that failed
+    mid-run, rows a local parse would not give)."""
+
+    def __init__(self, shards: dict, packed: bool):
+        self.shards, self.packed = shards, packed
+        self._waiting: dict[tuple, list[tuple[Job, FileRecord]]] = {}
+        self.parse: list[Job] = []
+
+    @property
+    def waiting(self) -> int:
+        return sum(map(len, self._waiting.values()))
+
+    def add(self, job: Job, record: FileRecord) -> None:
+        self._waiting.setdefault((job.realm, job.repo), []).append((job, record))
+
+    def take(self) -> list[FileWrite]:
+        out: list[FileWrite] = []
+        for key, items in self._waiting.items():
+            jobs = {rec.path: job for job, rec in items}
+            try:
+                writes, again = self.shards[key].writes([rec for _, rec in items], self.packed,
+                                                        items[0][0].summaries)
+            except Exception as exc:  # noqa: BLE001 - an object store's failure: parse instead
+                log.warning("shared rows not read realm=%s repo=%s error=%s: parsing locally",
+                            key[0], key[1], exc)
+                writes, again = [], list(jobs)
+            out.extend(writes)
+            self.parse.extend(replace(jobs[p], shared_hash="") for p in again)
+        self._waiting.clear()
+        return out
 
 
 class Indexer:
@@ -377,6 +430,10 @@ class Indexer:
         for plan in plans:
             pending.extend(FileWrite(rec, [], []) for rec in plan.skipped)
             report.skipped.update(rec.reason.split(":")[0] for rec in plan.skipped)
+        shards = self._shards(plans, report)
+        if shards:
+            jobs = [_shared_job(job, shards) for job in jobs]
+        copying = SharedCopy(shards, self._packed())
         outcomes = self._outcomes(jobs)
         packed_bytes = 0
         try:
@@ -384,7 +441,14 @@ class Indexer:
                 with stages.timed("workers"):
                     outcome = next(outcomes)
                 stages.add_worker(outcome.cpu)
-                self._account(outcome, report, pending, touched, job)
+                if outcome.shared:
+                    report.hashed += 1
+                    copying.add(job, outcome.record)
+                    if copying.waiting >= SHARED_BATCH:
+                        with stages.timed("shared"):
+                            packed_bytes += self._copy(copying, report, pending)
+                else:
+                    self._account(outcome, report, pending, touched, job)
                 if outcome.write is not None and outcome.write.packed:
                     packed_bytes += sum(map(len, outcome.write.packed))
                 if (packed_bytes >= PACKED_BATCH_BYTES or len(pending) >= PACKED_BATCH_FILES
@@ -394,9 +458,18 @@ class Indexer:
                     packed_bytes = 0
                 if i % 50 == 0 or i == len(jobs):
                     self.on_progress({"event": "progress", "done": i, "total": len(jobs),
-                                      "parsed": report.parsed})
+                                      "parsed": report.parsed,
+                                      "shared": report.shared + copying.waiting})
         finally:
             outcomes.close()   # the pool shuts down here on every path
+        with stages.timed("shared"):
+            self._copy(copying, report, pending)
+        again = self._outcomes(copying.parse)   # the shard's files it could not give
+        try:
+            for job in copying.parse:
+                self._account(next(again), report, pending, touched, job)
+        finally:
+            again.close()
         with stages.timed("store"):
             self._flush(pending, touched)
             deleted = [key for plan in plans for key in plan.deleted]
@@ -405,7 +478,7 @@ class Indexer:
             self._record_extractor(plans)
         report.deleted = len(deleted)
         report.changed_paths.extend(tuple(k.split("\x1f")) for k in deleted)
-        if report.parsed or report.deleted:
+        if report.parsed or report.shared or report.deleted:
             with stages.timed("fts"):
                 self.store.ensure_fts()
         report.seconds = time.monotonic() - started
@@ -451,12 +524,39 @@ class Indexer:
             self.store.write_records(touched)
             touched.clear()
 
+    def _packed(self) -> bool:
+        """Packed rows for a writer that never looks at them (the one-shot): the
+        daemon's hook and hot indexes take row dicts."""
+        return (self.before_write is None and self.store.text_index is None
+                and self.store.vector_index is None)
+
+    def _shards(self, plans: list[Plan], report: Report) -> dict:
+        """Shared-index shards whose rows may replace parses in this run: only
+        for realms that name one, and only for big batches (a cold start, a
+        branch switch), never for a save's few files."""
+        repos = [(p.realm, p.repo) for p in plans
+                 if p.realm in self.settings.shared and len(p.jobs) >= POOL_THRESHOLD]
+        if not repos:
+            return {}
+        from .shared_index.rows import open_shards
+
+        shards, notes = open_shards(self.settings, repos)
+        report.shared_notes.extend(notes)
+        return shards
+
+    def _copy(self, copying: "SharedCopy", report: Report, pending: list[FileWrite]) -> int:
+        """The waiting shared files' rows into ``pending``; packed bytes added."""
+        writes = copying.take()
+        for write in writes:
+            report.shared += 1
+            report.entries += write.record.entries
+            report.changed_paths.append((write.record.realm, write.record.repo, write.record.path))
+            pending.append(write)
+        return sum(len(b) for w in writes if w.packed for b in w.packed)
+
     def _outcomes(self, jobs: list[Job]):
         workers = _workers(self.settings)
-        # Packed rows for a writer that never looks at them (the one-shot): the
-        # daemon's hook and hot indexes take row dicts.
-        packed = (self.before_write is None and self.store.text_index is None
-                  and self.store.vector_index is None)
+        packed = self._packed()
         if len(jobs) < POOL_THRESHOLD or workers <= 1:
             for job in jobs:
                 yield process_file(job, packed)

@@ -328,11 +328,14 @@ class _tty_progress:
 
 def _print_report(report) -> None:
     r = report
-    if r.parsed == 0 and r.deleted == 0 and r.touched == 0:
+    for note in r.shared_notes:
+        print(f"indexd: shared rows not used for {note['repo']}: {note['reason']}")
+    if r.parsed == 0 and r.shared == 0 and r.deleted == 0 and r.touched == 0:
         print(f"indexd: nothing changed: {r.files} files, none parsed ({r.seconds:.2f}s)")
         return
     skipped = ", ".join(f"{k} {v}" for k, v in sorted(r.skipped.items())) or "none"
-    print(f"indexd: {r.files} files: {r.parsed} parsed, {r.unchanged} unchanged, "
+    copied = f"{r.shared} copied from the shared index, " if r.shared else ""
+    print(f"indexd: {r.files} files: {r.parsed} parsed, {copied}{r.unchanged} unchanged, "
           f"{r.touched} touched, {r.deleted} deleted, {r.failed} with parse errors; "
           f"{r.entries} entries; skipped: {skipped} ({r.seconds:.2f}s)")
 

@@ -550,3 +550,103 @@ def test_another_summary_model_s_summaries_are_not_taken(tmp_path, s3):
         [used] = st["embedding"]["shared"]["work"]["repos"].values()
         assert used["status"] == "used" and used["vectors"] == 4 and used["summaries"] == 0, used
         assert len(_summary_asks(fake)) - before == 4   # every entry asked of the local model
+
+
+# -- rows: a teammate's structure stands in for the parse of files you have ------
+
+def _many_files() -> dict[str, str]:
+    """More files than a save's batch (the copy is for cold starts, branch
+    switches), with what numbering entries needs care for: a name defined
+    twice in one file, a class with methods, a doc, a config file."""
+    files = {"pkg/a.py": A_PY, "pkg/b.py": B_PY, "README.md": "# App\n\nSee [a](pkg/a.py).\n",
+             "conf/app.toml": "[server]\nport = 8080\n"}
+    for i in range(70):
+        files[f"pkg/mod{i:02d}.py"] = (
+            f"from pkg.a import alpha\n\n\ndef handler_{i}(x):\n    '''Handle case {i}.'''\n"
+            f"    return alpha(x) + {i}\n\n\nif {i} % 2:\n    def twice(x):\n        return x\n"
+            f"else:\n    def twice(x):\n        return 2 * x\n\n\nclass Box{i}:\n"
+            f"    def get(self):\n        return handler_{i}(1)\n")
+    return files
+
+
+def _store_rows(env) -> dict:
+    """Every row of entries, links and files, minus what differs by when it ran."""
+    from indexd.store import Store
+
+    store = Store(Path(env["INDEXD_HOME"]) / "data" / "lancedb")
+    out = {}
+    for name, drop in (("entries", {"vector", "embed_hash"}), ("links", set()),
+                       ("files", {"indexed_at", "mtime_ns", "inode"})):
+        table = getattr(store, name)
+        cols = [c for c in table.schema.names if c not in drop]
+        rows = table.search().select(cols).limit(None).to_list()
+        out[name] = sorted(json.dumps(r, sort_keys=True, default=str) for r in rows)
+    return out
+
+
+def test_a_teammates_rows_stand_in_for_the_parse_of_the_files_you_have(tmp_path, s3):
+    files = _many_files()
+    ci_publish(tmp_path, s3, files=files)
+    repo, env = laptop_index(tmp_path, s3, files=files)
+    repo.write("pkg/mod07.py", files["pkg/mod07.py"].replace("Handle case 7.", "Handle case seven."))
+    proc = indexd("index", "--json", env=env)
+    done = next(e for e in events(proc) if e.get("event") == "done")
+    # Every file but the edited one came from the shard; only that one was parsed.
+    assert done["shared"] == len(files) - 1 and done["parsed"] == 1, done
+    assert done["shared_notes"] == []
+    # The store is the one a parse of the same checkout builds, row for row
+    # (ids, summaries, links and file records included).
+    alone = home_env(tmp_path / "alone-home", s3)
+    write_config(alone, repo.path)
+    indexd("index", "--no-embed", env=alone)
+    assert _store_rows(env) == _store_rows(alone)
+    # Its answers are the laptop's: the edited docstring is found, and so is a copied symbol.
+    hits = json.loads(run_cli("search", "handle case seven", "--mode", "keyword", "--json",
+                              env=env, check=True).stdout)
+    assert hits["results"][0]["path"] == "pkg/mod07.py"
+    hits = json.loads(run_cli("search", "Box42.get", "--mode", "keyword", "--json", env=env,
+                              check=True).stdout)
+    assert hits["results"][0]["path"] == "pkg/mod42.py"
+
+
+def test_rows_of_another_extractor_are_not_copied_and_the_user_is_told(tmp_path, s3):
+    import lancedb
+
+    files = _many_files()
+    ci_publish(tmp_path, s3, files=files)
+    with pytest.MonkeyPatch.context() as mp:
+        for key, value in s3["env"].items():
+            mp.setenv(key, value)
+        db = lancedb.connect(s3["uri"])
+        [name] = [n for n in db.table_names() if n.endswith("__manifest")]
+        manifest = db.open_table(name).to_arrow().to_pylist()
+        manifest[0]["extractor_version"] = "an-older-parser"
+        db.create_table(name, manifest, mode="overwrite")
+    _, env = laptop_index(tmp_path, s3, files=files)
+    proc = indexd("index", env=env)
+    assert "shared rows not used" in proc.stdout and "another extractor version" in proc.stdout
+    assert f"{len(files)} parsed" in proc.stdout, proc.stdout
+
+
+def test_the_daemons_first_start_copies_a_teammates_rows_too(tmp_path, s3, daemon, indexd_home):
+    files = _many_files()
+    ci_publish(tmp_path, s3, files=files)
+    repo = make_repo(tmp_path / "laptop" / "work-copy", files)
+    repo.write("pkg/mod07.py", files["pkg/mod07.py"].replace("Handle case 7.", "Handle case seven."))
+    write_config({"INDEXD_HOME": str(indexd_home)}, repo.path, shared=s3["uri"])
+    d = daemon(extra_env=s3["env"])
+
+    def settled():
+        st = d.call("status", sync=True, timeout=60)
+        emb = st["embedding"]
+        done = emb["ready"] and st["queues"]["embed"] == 0 and emb["shared"]
+        return st if done and st["last_batch"].get("shared") else None
+
+    st = wait_until(settled, timeout=180, what="the daemon's first batch to settle")
+    assert st["last_batch"]["shared"] == len(files) - 1 and st["last_batch"]["parsed"] == 1
+    alone = home_env(tmp_path / "alone-home", s3)
+    write_config(alone, repo.path)
+    indexd("index", "--no-embed", env=alone)
+    assert _store_rows({"INDEXD_HOME": str(indexd_home)}) == _store_rows(alone)
+    found = d.call("search", query="Box42.get", realm="work", mode="keyword", sync=True, timeout=60)
+    assert found["results"][0]["path"] == "pkg/mod42.py"
