@@ -181,6 +181,7 @@ def teammate(work, name, realm, corpus, shared, base_env, counter) -> dict:
     return {"home": h, "env": env, "seconds": seconds,
             "requests": counter.count - before if counter else 0,
             "index_s": done.get("seconds", 0.0), "entries": done.get("entries", 0),
+            "parsed": done.get("parsed", 0), "copied": done.get("shared", 0),
             "peak_rss_mb": PEAK_MB.get(name, 0.0),
             "total": embed.get("total", 0), "reused": embed.get("reused", 0),
             "embedded": embed.get("embedded", 0), "embed_s": embed.get("seconds", 0.0),
@@ -339,18 +340,20 @@ def table(pub: dict, mine: dict, alone: dict | None, q: dict | None, alone_is_ci
     """Markdown: the steps, then the settled daemon's answers. ``seconds``: the whole
     ``indexd index`` (every entry has its vector: the first semantic query);
     ``index s``: its structural part (the first keyword query)."""
-    rows = ["| step | seconds (semantic search ready) | index s (keyword ready) | entries | "
-            "vectors reused | vectors computed | S3 requests | peak RSS MB | note |",
-            "|---|---|---|---|---|---|---|---|---|",
-            f"| publish (CI) | {pub['seconds']:.1f} | | {pub['entries']:,} | | | {pub['requests']:,} | "
+    rows = ["| step | seconds (semantic search ready) | index s (keyword ready) | files parsed / "
+            "copied | entries | vectors reused | vectors computed | S3 requests | peak RSS MB | note |",
+            "|---|---|---|---|---|---|---|---|---|---|",
+            f"| publish (CI) | {pub['seconds']:.1f} | | | {pub['entries']:,} | | | {pub['requests']:,} | "
             f"{PEAK_MB.get('publish', 0):.0f} | {pub['objects']} objects, {pub['bytes'] / 1e6:.1f} MB |",
-            f"| teammate, shared | {mine['seconds']:.1f} | {mine['index_s']:.1f} | {mine['total']:,} | "
+            f"| teammate, shared | {mine['seconds']:.1f} | {mine['index_s']:.1f} | "
+            f"{mine['parsed']:,} / {mine['copied']:,} | {mine['total']:,} | "
             f"{mine['reused']:,} | {mine['embedded']:,} | {mine['requests']:,} | "
             f"{mine['peak_rss_mb']:.0f} | embed stage {mine['embed_s']:.1f} s |"]
     if alone:
         ratio = alone["seconds"] / mine["seconds"] if mine["seconds"] else 0
         label = "teammate, alone (the CI job's cold index)" if alone_is_ci else "teammate, alone"
-        rows.append(f"| {label} | {alone['seconds']:.1f} | {alone['index_s']:.1f} | {alone['total']:,} | "
+        rows.append(f"| {label} | {alone['seconds']:.1f} | {alone['index_s']:.1f} | "
+                    f"{alone['parsed']:,} / {alone['copied']:,} | {alone['total']:,} | "
                     f"{alone['reused']:,} | {alone['embedded']:,} | 0 | {alone['peak_rss_mb']:.0f} | "
                     f"embed stage {alone['embed_s']:.1f} s; shared is **{ratio:.1f}x** sooner |")
     text = "\n".join(rows)

@@ -26,6 +26,7 @@ import logging
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -33,7 +34,7 @@ from ..enrich.summarizer import docstring_summary
 from ..model import INDEXED, FileRecord
 from ..parse.languages import is_code
 from ..stat_sidecar import extractor_version
-from ..store.packed import ENTRY_COLUMNS, pack_arrow
+from ..store.packed import ENTRY_COLUMNS, pack_tables
 from ..store.rows import entry_id
 from ..store.schema import SCHEMA_VERSION
 from .location import (SharedIndexError, connect, read_manifest, repo_identity, shard_name,
@@ -59,27 +60,38 @@ class ShardRows:
     commit: str
     db: object
     hashes: dict[str, str] = field(default_factory=dict)   # path -> content hash (indexed files)
-    _entries: dict | None = None     # path -> rows (dicts, as published)
+    _entries: dict | None = None     # path -> Arrow slice of the entries, in source order
     _links: dict | None = None       # path -> Arrow slice of the links table
 
     def writes(self, records: list[FileRecord], packed: bool, summaries: bool):
         """(FileWrite per copied file, paths to parse after all) for these
-        local records, each of which matched ``hashes``."""
+        local records, each of which matched ``hashes``. Columnar: one pass
+        over the batch's rows, then a slice per file."""
         from ..store import FileWrite
 
         self._load([r.path for r in records])
-        out, parse = [], []
-        for rec in records:
-            rows = self._rows(rec, summaries)
-            if rows is None:
+        parts = [(rec, self._entries.get(rec.path)) for rec in records]
+        parse = [rec.path for rec, part in parts if part is None or not part.num_rows]
+        parts = [(rec, part) for rec, part in parts if part is not None and part.num_rows]
+        if not parts:
+            return [], parse
+        table = pa.concat_tables([part for _, part in parts])
+        table, keep = _localized(table, parts, summaries)
+        out, at = [], 0
+        for (rec, part), ok in zip(parts, keep):
+            n = part.num_rows
+            if not ok:
                 parse.append(rec.path)
                 continue
-            rec = _with_counts(rec, len(rows))
+            rows = table.slice(at, n)
+            at += n
+            rec = _with_counts(rec, n)
             links = self._links.get(rec.path) or _empty_links()
             if packed:
-                out.append(FileWrite(rec, [], [], packed=pack_arrow(rows, links)))
+                out.append(FileWrite(rec, [], [], packed=pack_tables(rows, links)))
             else:
-                out.append(FileWrite(rec, rows, _link_dicts(rec, links)))
+                out.append(FileWrite(rec, [r | {"vector": None} for r in rows.to_pylist()],
+                                     _link_dicts(rec, links)))
         return out, parse
 
     def _load(self, paths: list[str]) -> None:
@@ -94,58 +106,81 @@ class ShardRows:
         entries = _read(self.db, table_name(self.shard, "entries"),
                         [c for c in ENTRY_COLUMNS if c not in LOCAL_ENTRY_COLUMNS])
         entries = entries.filter(pc.is_in(entries["path"], value_set=value_set))
-        for row in entries.to_pylist():
-            self._entries.setdefault(row["path"], []).append(row)
+        # Source order within a file: what a parse numbers same-named entries by.
+        entries = entries.sort_by([("path", "ascending"), ("start_line", "ascending"),
+                                   ("end_line", "ascending")])
+        self._entries.update(_by_path(entries, sort=False))
         links = _read(self.db, table_name(self.shard, "links"), list(LINK_COLUMNS))
         links = links.filter(pc.is_in(links["path"], value_set=value_set))
-        for path, part in _by_path(links):
-            self._links[path] = part
+        self._links.update(_by_path(links))
         for path in wanted:
-            self._entries.setdefault(path, [])
+            self._entries.setdefault(path, None)
 
-    def _rows(self, rec: FileRecord, summaries: bool) -> list[dict] | None:
-        shared = self._entries.get(rec.path) or []
-        if not shared:
-            return None          # the shard lists the file but holds no row of it
-        repo_name = PurePosixPath(rec.repo).name
+
+def _localized(table: pa.Table, parts: list, summaries: bool) -> tuple[pa.Table, list[bool]]:
+    """The batch's shared rows with this machine's columns (ids numbered as
+    store/rows.py numbers them: the nth entry of a (kind, qualname) in the
+    file, in source order) and the summaries a local parse gives, minus the
+    files whose rows cannot be made so (False in the list)."""
+    kinds = table["kind"].to_pylist()
+    quals = table["qualname"].to_pylist()
+    summary = table["summary"].to_pylist()
+    source = table["summary_source"].to_pylist()
+    ids, keys, realms, repos, names, mask, keep = [], [], [], [], [], [], []
+    i = 0
+    for rec, part in parts:
+        n = part.num_rows
         code = is_code(rec.language)
-        rows = []
-        # ids as store/rows.py numbers them: the nth entry of a (kind, qualname)
-        # in the file, in source order.
         seen: dict[tuple, int] = {}
-        for row in sorted(shared, key=lambda r: (r["start_line"] or 0, r["end_line"] or 0)):
-            row = dict(row)
-            if not _summary_fits(row, summaries, code):
-                return None
-            key = (row["kind"], row["qualname"])
+        ok = True
+        for j in range(i, i + n):
+            fits = _summary_fits(j, table, summary, source, summaries, code)
+            ok = ok and fits
+            key = (kinds[j], quals[j])
             nth = seen.get(key, 0)
             seen[key] = nth + 1
-            row.update(id=entry_id(rec.key, row["kind"], row["qualname"], nth),
-                       file_key=rec.key, realm=rec.realm, repo=rec.repo, repo_name=repo_name,
-                       embed_hash=None, vector=None)
-            rows.append(row)
-        return rows
+            ids.append(entry_id(rec.key, kinds[j], quals[j], nth))
+        keep.append(ok)
+        mask.extend([ok] * n)
+        keys.extend([rec.key] * n)
+        realms.extend([rec.realm] * n)
+        repos.extend([rec.repo] * n)
+        names.extend([PurePosixPath(rec.repo).name] * n)
+        i += n
+    columns = {"id": ids, "file_key": keys, "realm": realms, "repo": repos, "repo_name": names,
+               "summary": summary, "summary_source": source,
+               "embed_hash": pa.nulls(len(ids), pa.string())}
+    for name, values in columns.items():
+        col = values if isinstance(values, pa.Array) else pa.array(values, pa.string())
+        if name in table.column_names:
+            table = table.set_column(table.column_names.index(name), name, col)
+        else:
+            table = table.append_column(name, col)
+    return table.filter(pa.array(mask, pa.bool_())), keep
 
 
 # What the publisher drops (publish.LOCAL_COLUMNS) and the reader rebuilds.
 LOCAL_ENTRY_COLUMNS = ("realm", "repo", "repo_name", "file_key", "id")
 
 
-def _summary_fits(row: dict, summaries: bool, code: bool) -> bool:
-    """Give ``row`` the summary a local parse would (in place); False where
-    that cannot be rebuilt from the row alone."""
-    source = row.get("summary_source") or ""
+def _summary_fits(j: int, table: pa.Table, summary: list, source: list, summaries: bool,
+                  code: bool) -> bool:
+    """Give row ``j`` the summary a local parse would (in ``summary`` /
+    ``source``); False where that cannot be rebuilt from the row alone."""
     if not summaries:
-        row["summary"], row["summary_source"] = "", ""
+        summary[j], source[j] = "", ""
         return True
-    if source == "docstring":
+    if source[j] == "docstring":
         return True
-    if source == "llm" and not (code and row.get("kind") == "file"):
+    if source[j] == "llm":
+        row = table.slice(j, 1).to_pylist()[0]
+        if code and row.get("kind") == "file":
+            return False   # a code file's own summary needs the file's text
         # The LLM summary comes back through the summary cache when this
         # machine summarizes with the same model (subscribe._seed_summaries).
-        row["summary"], row["summary_source"] = docstring_summary(row), "docstring"
+        summary[j], source[j] = docstring_summary(row), "docstring"
         return True
-    return False   # published without summaries, or a code file's model summary
+    return False   # published without summaries
 
 
 def _with_counts(rec: FileRecord, entries: int) -> FileRecord:
@@ -165,17 +200,19 @@ def _empty_links() -> pa.Table:
     return S.LINKS.empty_table().select(list(LINK_COLUMNS))
 
 
-def _by_path(table: pa.Table):
-    """(path, that path's rows) for each path of ``table``, one slice each."""
+def _by_path(table: pa.Table, sort: bool = True):
+    """(path, that path's rows) for each path of ``table``, one slice each
+    (the boundaries found by Arrow: a link table has ~1,000 rows a file)."""
     if not table.num_rows:
         return
-    table = table.sort_by("path")
-    paths = table["path"].to_pylist()
-    start = 0
-    for i in range(1, len(paths) + 1):
-        if i == len(paths) or paths[i] != paths[start]:
-            yield paths[start], table.slice(start, i - start)
-            start = i
+    if sort:
+        table = table.sort_by("path")
+    paths = table["path"]
+    changed = pc.not_equal(paths.slice(1), paths.slice(0, len(paths) - 1))
+    starts = [0] + [int(i) + 1 for i in np.flatnonzero(changed.to_numpy(zero_copy_only=False))]
+    ends = starts[1:] + [len(paths)]
+    for start, end in zip(starts, ends):
+        yield paths[start].as_py(), table.slice(start, end - start)
 
 
 def _read(db, name: str, columns: list[str]) -> pa.Table:

@@ -32,12 +32,11 @@ def pack(entries: list[dict], link_columns: dict[str, list]) -> tuple[bytes, byt
     return _ipc(etable), _ipc(pa.Table.from_pydict(link_columns, schema=_LINKS))
 
 
-def pack_arrow(entries: list[dict], links: pa.Table) -> tuple[bytes, bytes]:
-    """``pack`` for rows whose links are an Arrow table already (a shared
-    index's, shared_index/rows.py): its file columns are left out the same way."""
-    etable = pa.Table.from_pydict({n: [r[n] for r in entries] for n in _ENTRIES.names},
-                                  schema=_ENTRIES)
-    return _ipc(etable), _ipc(links.select(_LINKS.names).cast(_LINKS))
+def pack_tables(entries: pa.Table, links: pa.Table) -> tuple[bytes, bytes]:
+    """``pack`` for rows that are Arrow tables already (a shared index's,
+    shared_index/rows.py): the same two streams, the same columns left out."""
+    return (_ipc(entries.select(_ENTRIES.names).cast(_ENTRIES)),
+            _ipc(links.select(_LINKS.names).cast(_LINKS)))
 
 
 def unpack_entries(blobs: list[bytes], dim: int) -> pa.Table:
