@@ -650,3 +650,14 @@ def test_the_daemons_first_start_copies_a_teammates_rows_too(tmp_path, s3, daemo
     assert _store_rows({"INDEXD_HOME": str(indexd_home)}) == _store_rows(alone)
     found = d.call("search", query="Box42.get", realm="work", mode="keyword", sync=True, timeout=60)
     assert found["results"][0]["path"] == "pkg/mod42.py"
+
+
+def test_an_unreachable_shared_index_leaves_a_cold_index_to_the_parse(tmp_path, s3):
+    files = _many_files()
+    _, env = laptop_index(tmp_path, s3, files=files)
+    env = env | {"AWS_ENDPOINT_URL": "http://127.0.0.1:9"}   # nothing listens there
+    proc = indexd("index", "--no-embed", "--json", env=env)
+    done = next(e for e in events(proc) if e.get("event") == "done")
+    assert done["parsed"] == len(files) and done["shared"] == 0, done
+    [note] = done["shared_notes"]
+    assert note["repo"].endswith("work-copy") and note["reason"], note
