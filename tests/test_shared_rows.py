@@ -70,3 +70,48 @@ def test_files_whose_rows_a_parse_would_not_give_are_left_to_the_parse():
     out, keep = _localized(table, parts, summaries=False)
     assert keep == [True, True, True]
     assert set(out["summary"].to_pylist()) == {""} and set(out["summary_source"].to_pylist()) == {""}
+
+
+class _CountingDb:
+    """A LanceDB database that counts the tables opened (each open is a read of it)."""
+
+    def __init__(self, db):
+        self.db, self.opened = db, []
+
+    def open_table(self, name):
+        self.opened.append(name)
+        return self.db.open_table(name)
+
+
+def test_a_shard_is_read_once_however_many_batches_ask_and_let_go_as_copied(tmp_path):
+    import lancedb
+
+    from indexd.shared_index.location import table_name
+    from indexd.shared_index.rows import LINK_COLUMNS, ShardRows
+    from indexd.store import schema as S
+
+    db = lancedb.connect(str(tmp_path / "shared"))
+    rows = [_row("a.py", "function", "f", 1), _row("b.py", "function", "g", 1),
+            _row("b.py", "function", "h", 5)]
+    entries = pa.Table.from_pylist(rows, schema=pa.schema(
+        [S.entries_schema().field(c) for c in SHARED if c != "vector"]))
+    links = pa.Table.from_pylist(
+        [{"path": "b.py", "line": 6, "kind": "call", "target": "g", "scope": "h", "module": None,
+          "broken": False, "how": "reference"}],
+        schema=pa.schema([S.LINKS.field(c) for c in LINK_COLUMNS]))
+    db.create_table(table_name("app", "entries"), entries)
+    db.create_table(table_name("app", "links"), links)
+    counting = _CountingDb(db)
+    shard = ShardRows(realm="work", repo="/home/me/app", uri="mem", shard="app", commit="c1",
+                      db=counting, hashes={"a.py": "h1", "b.py": "h2"})
+    rec = {p: FileRecord(realm="work", repo="/home/me/app", path=p, language="python")
+           for p in ("a.py", "b.py")}
+    first, parse = shard.writes([rec["a.py"]], packed=False, summaries=True)
+    second, parse2 = shard.writes([rec["b.py"]], packed=False, summaries=True)
+    assert parse == parse2 == []
+    assert [r["qualname"] for r in first[0].entries] == ["f"]
+    assert [r["qualname"] for r in second[0].entries] == ["g", "h"]
+    assert second[0].links[0]["file_key"] == rec["b.py"].key and second[0].links[0]["target"] == "g"
+    assert first[0].links == []
+    assert len(counting.opened) == 2            # entries and links, once each
+    assert shard._entries == {} and shard._links == {}   # nothing held once handed out

@@ -62,6 +62,9 @@ class ShardRows:
     hashes: dict[str, str] = field(default_factory=dict)   # path -> content hash (indexed files)
     _entries: dict | None = None     # path -> Arrow slice of the entries, in source order
     _links: dict | None = None       # path -> Arrow slice of the links table
+    # Paths whose rows were handed out: dropped from the dicts above, so a
+    # repo's tables leave memory once its files are copied.
+    _taken: set = field(default_factory=set)
 
     def writes(self, records: list[FileRecord], packed: bool, summaries: bool):
         """(FileWrite per copied file, paths to parse after all) for these
@@ -70,7 +73,9 @@ class ShardRows:
         from ..store import FileWrite
 
         self._load([r.path for r in records])
-        parts = [(rec, self._entries.get(rec.path)) for rec in records]
+        parts = [(rec, self._entries.pop(rec.path, None)) for rec in records]
+        links_of = {rec.path: self._links.pop(rec.path, None) for rec in records}
+        self._taken.update(links_of)
         parse = [rec.path for rec, part in parts if part is None or not part.num_rows]
         parts = [(rec, part) for rec, part in parts if part is not None and part.num_rows]
         if not parts:
@@ -86,7 +91,7 @@ class ShardRows:
             rows = table.slice(at, n)
             at += n
             rec = _with_counts(rec, n)
-            links = self._links.get(rec.path) or _empty_links()
+            links = links_of[rec.path] or _empty_links()
             if packed:
                 out.append(FileWrite(rec, [], [], packed=pack_tables(rows, links)))
             else:
@@ -95,13 +100,16 @@ class ShardRows:
         return out, parse
 
     def _load(self, paths: list[str]) -> None:
-        """The shard's rows of these paths (the first call reads every wanted
-        path's rows; later calls only what is new)."""
+        """The shard's rows: on first use, those of every file it lists (one
+        read of each table per run, however many batches ask)."""
         if self._entries is None:
             self._entries, self._links = {}, {}
-        wanted = [p for p in paths if p not in self._entries]
-        if not wanted:
-            return
+            self._read_rows(sorted(self.hashes))
+        missing = [p for p in paths if p not in self._entries and p not in self._taken]
+        if missing:   # not listed when the shard was opened: read them now
+            self._read_rows(missing)
+
+    def _read_rows(self, wanted: list[str]) -> None:
         value_set = pa.array(wanted, pa.string())
         entries = _read(self.db, table_name(self.shard, "entries"),
                         [c for c in ENTRY_COLUMNS if c not in LOCAL_ENTRY_COLUMNS])
