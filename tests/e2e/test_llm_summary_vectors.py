@@ -35,7 +35,11 @@ def test_an_entry_is_embedded_again_once_its_model_summary_arrives(git_repo, dae
 
         def settled():
             rows = Store(settings.paths.store_dir).entries_where(None)
-            done = rows and all(r["summary_source"] == "llm" for r in rows)
+            # The rows are read before the status: a re-embed stored between the
+            # two reads made the queue read 0 over a row read without its vector
+            # (a CI flake, 2026-12-03), so the rows' own vectors are waited on too.
+            done = rows and all(r["summary_source"] == "llm" and r["vector"] is not None
+                                for r in rows)
             st = d.call("status", sync=True, timeout=60)
             return rows if done and st["queues"]["embed"] == 0 and st["embedding"]["ready"] else None
 
