@@ -102,7 +102,7 @@ def test_a_shard_is_read_once_however_many_batches_ask_and_let_go_as_copied(tmp_
     db.create_table(table_name("app", "entries"), entries)
     db.create_table(table_name("app", "links"), links)
     counting = _CountingDb(db)
-    shard = ShardRows(realm="work", repo="/home/me/app", uri="mem", shard="app", commit="c1",
+    shard = ShardRows(realm="work", repo="/home/me/app", shard="app",
                       db=counting, hashes={"a.py": "h1", "b.py": "h2"})
     rec = {p: FileRecord(realm="work", repo="/home/me/app", path=p, language="python")
            for p in ("a.py", "b.py")}

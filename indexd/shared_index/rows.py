@@ -23,7 +23,7 @@ read leaves those files to be parsed: the caller falls back, nothing is lost.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
 import numpy as np
@@ -55,9 +55,7 @@ class ShardRows:
 
     realm: str
     repo: str
-    uri: str
     shard: str
-    commit: str
     db: object
     hashes: dict[str, str] = field(default_factory=dict)   # path -> content hash (indexed files)
     _entries: dict | None = None     # path -> Arrow slice of the entries, in source order
@@ -192,8 +190,6 @@ def _summary_fits(j: int, table: pa.Table, summary: list, source: list, summarie
 
 
 def _with_counts(rec: FileRecord, entries: int) -> FileRecord:
-    from dataclasses import replace
-
     return replace(rec, status=INDEXED, entries=entries)
 
 
@@ -244,8 +240,7 @@ def open_shard(realm: str, repo: str, uri: str, db=None) -> ShardRows:
     files = _read(db, table_name(shard, "files"), ["path", "hash", "status"])
     hashes = {p: h for p, h, s in zip(files["path"].to_pylist(), files["hash"].to_pylist(),
                                       files["status"].to_pylist()) if s == INDEXED and h}
-    return ShardRows(realm=realm, repo=repo, uri=uri, shard=shard,
-                     commit=manifest.get("commit") or "", db=db, hashes=hashes)
+    return ShardRows(realm=realm, repo=repo, shard=shard, db=db, hashes=hashes)
 
 
 def open_shards(settings, repos: list[tuple[str, str]]) -> tuple[dict, list[dict]]:
