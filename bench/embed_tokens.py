@@ -13,6 +13,13 @@ each entry's text with the daemon's own recipe (``indexd.enrich.texts``,
   (``load_embedder``: ONNX, its batch size), per cut and thread count, median
   of ``--repeat`` runs after a warm-up.
 
+``--trims`` instead reports what shorter recipes would save: the realm's
+total word-pieces (each text cut at 256, as the model reads it) for the
+default recipe and for trimmed variants (no ``path:`` line, fewer body lines,
+fewer class-body lines). The embedder sorts each batch by length, so its cost
+follows total word-pieces: a trim that saves under a quarter of them cannot
+give the 1.3x the speed issue asks, whatever it does to quality.
+
 Search quality at a cut is measured separately: re-embed a copy of the home
 (``INDEXD_EMBED_MAX_TOKENS=128 indexd index`` re-embeds everything, the model
 id changes) and run ``bench/search_tune.py`` on both (docs/decisions.md).
@@ -34,17 +41,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from indexd.config import load_settings  # noqa: E402
 from indexd.enrich.embedder import default_model_path, load_embedder  # noqa: E402
+from indexd.enrich import texts as recipe  # noqa: E402
 from indexd.enrich.texts import embed_text  # noqa: E402
 from indexd.store import Store  # noqa: E402
 
 COLUMNS = ["id", "path", "lang", "kind", "name", "qualname", "signature", "doc", "summary", "body"]
 
 
-def realm_texts(settings, realm: str) -> list[str]:
+def realm_rows(settings, realm: str) -> list[dict]:
     store = Store(settings.paths.store_dir)
     rows = store.entries_where(f"realm = '{realm}'", columns=COLUMNS)
     rows.sort(key=lambda r: r["id"])    # a stable order, so a sample is repeatable
-    return [embed_text(r, settings.embed_recipe) for r in rows]
+    return rows
+
+
+def realm_texts(settings, realm: str) -> list[str]:
+    return [embed_text(r, settings.embed_recipe) for r in realm_rows(settings, realm)]
 
 
 def token_counts(texts: list[str]) -> list[int]:
@@ -54,6 +66,42 @@ def token_counts(texts: list[str]) -> list[int]:
     tok.no_truncation()
     tok.no_padding()
     return [len(e.ids) for e in tok.encode_batch(texts)]
+
+
+MODEL_LIMIT = 256   # all-MiniLM-L6-v2's max_seq_length: what it reads of a text
+
+# (label, body lines, class-body lines, keep the path line)
+TRIMS = [("default", recipe.BODY_LINES, recipe.BODY_LINES, True),
+         ("no path line", recipe.BODY_LINES, recipe.BODY_LINES, False),
+         ("body 20 lines", 20, 20, True),
+         ("body 15 lines", 15, 15, True),
+         ("class body 8 lines", recipe.BODY_LINES, 8, True),
+         ("body 20, class 8", 20, 8, True),
+         ("body 15, class 5, no path", 15, 5, False)]
+
+
+def trimmed_text(row: dict, body: int, class_body: int, path: bool, name: str) -> str:
+    shipped = recipe.BODY_LINES
+    recipe.BODY_LINES = class_body if row.get("kind") == "class" else body
+    try:
+        return embed_text(row if path else {**row, "path": ""}, name)
+    finally:
+        recipe.BODY_LINES = shipped
+
+
+def trims(settings, realm: str) -> dict:
+    """Total word-pieces the model reads (cut at 256) per trimmed recipe."""
+    rows = realm_rows(settings, realm)
+    cap = min(settings.embed_max_tokens, MODEL_LIMIT)
+    out = []
+    for label, body, class_body, path in TRIMS:
+        counts = token_counts([trimmed_text(r, body, class_body, path, settings.embed_recipe)
+                               for r in rows])
+        out.append({"trim": label, "tokens": sum(min(n, cap) for n in counts)})
+    base = out[0]["tokens"] or 1
+    for r in out:
+        r["share"] = round(r["tokens"] / base, 3)
+    return {"realm": realm, "texts": len(rows), "cap": cap, "trims": out}
 
 
 def spaced(items: list, n: int) -> list:
@@ -82,8 +130,21 @@ def main() -> None:
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--trims", action="store_true",
+                    help="word-pieces saved by trimmed recipes, instead of speed")
     args = ap.parse_args()
     settings = replace(load_settings(), embed_model="default")
+    if args.trims:
+        report = trims(settings, args.realm)
+        if args.json:
+            print(json.dumps(report))
+            return
+        print(f"{report['texts']} {args.realm} texts, word-pieces the model reads "
+              f"(each text cut at {report['cap']}):")
+        for r in report["trims"]:
+            print(f"  {r['trim']:28} {r['tokens']:>10,}  {r['share']:.3f} of default "
+                  f"({1 / r['share']:.2f}x fewer)")
+        return
     cuts = [int(t) for t in args.tokens.split(",")]
     texts = realm_texts(settings, args.realm)
     counts = token_counts(texts)
