@@ -7,6 +7,11 @@ interleaved rounds per setting, median printed. Chose ``MAX_BATCH`` in
 indexd/enrich/onnx_embedder.py.
 
     INDEXD_HOME=... .venv/bin/python bench/embed_batch.py [--sizes 2,4,8] [--threads 1,2]
+        [--precisions fp32,bf16]
+
+``--precisions``: one row per precision and thread count (``embed_precision``;
+bf16 runs torch on a CPU with AMX), with each row's cosine to the first
+precision's vectors of the same texts (min / median).
 """
 
 from __future__ import annotations
@@ -15,7 +20,10 @@ import argparse
 import statistics
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
+
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -49,21 +57,29 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="2,4,8")
     ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--precisions", default="fp32")
     args = ap.parse_args(argv)
     settings, texts = sample_texts()
     sizes = [int(x) for x in args.sizes.split(",")]
-    print(f"{'threads':>7}  " + "  ".join(f"{'batch ' + str(s):>22}" for s in sizes))
-    for threads in (int(x) for x in args.threads.split(",")):
-        embedder = load_embedder(settings, threads=threads)
-        lengths = embedder._lengths(texts)
-        ordered = [t for _, t in sorted(zip(lengths, texts), key=lambda x: x[0])]
-        embedder.encode(ordered[:16])   # warm-up
-        runs: dict[int, list[float]] = {s: [] for s in sizes}
-        for _ in range(3):
-            for size in sizes:
-                runs[size].append(rate(embedder, ordered, size))
-        print(f"{threads:>7}  " + "  ".join(
-            f"{statistics.median(v):6.1f} texts/s ({' '.join(f'{x:.1f}' for x in v)})" for v in runs.values()))
+    print(f"{'precision':>9}  {'runtime':>7}  {'threads':>7}  " + "  ".join(
+        f"{'batch ' + str(s):>22}" for s in sizes) + "  cosine to the first min / median")
+    reference = None
+    for precision in args.precisions.split(","):
+        for threads in (int(x) for x in args.threads.split(",")):
+            embedder = load_embedder(replace(settings, embed_precision=precision), threads=threads)
+            lengths = embedder._lengths(texts)
+            ordered = [t for _, t in sorted(zip(lengths, texts), key=lambda x: x[0])]
+            embedder.encode(ordered[:16])   # warm-up
+            runs: dict[int, list[float]] = {s: [] for s in sizes}
+            for _ in range(3):
+                for size in sizes:
+                    runs[size].append(rate(embedder, ordered, size))
+            vectors = np.asarray(embedder.encode(texts), dtype=np.float32)
+            reference = vectors if reference is None else reference
+            cos = (vectors * reference).sum(1)
+            print(f"{embedder.precision:>9}  {embedder.runtime:>7}  {threads:>7}  " + "  ".join(
+                f"{statistics.median(v):6.1f} texts/s ({' '.join(f'{x:.1f}' for x in v)})"
+                for v in runs.values()) + f"  {cos.min():.6f} / {np.median(cos):.6f}")
     return 0
 
 

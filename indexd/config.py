@@ -84,9 +84,11 @@ class Settings:
     embed_model: str = "default"
     embed_recipe: str = "default"                    # default | name_doc | body (docs/benchmarks.md)
     embed_runtime: str = "auto"                      # auto | onnx | torch (enrich/embedder.py)
-    # fp32 | int8: int8 runs a per-channel int8 copy of the ONNX export (onnx runtime
-    # only; part of the model id; measured in docs/decisions.md, "Embedding precision").
-    embed_precision: str = "fp32"
+    # auto | fp32 | int8 | bf16: int8 runs a per-channel int8 copy of the ONNX export
+    # (onnx runtime only; part of the model id); bf16 runs torch's bfloat16 products
+    # (the same id: its vectors agree with fp32's); auto = bf16 for `indexd index` on a
+    # CPU with AMX, else fp32. Measured in docs/decisions.md, "Embedding precision".
+    embed_precision: str = "auto"
     model_cache: str = ""                            # ONNX exports; "" = default_model_cache()
     embed_batch: int = 16            # measured: as fast as 32 on CPU, half the wait for a query
     # Word-pieces a text is cut to: min(model's limit, this); part of the model
@@ -130,7 +132,7 @@ _SCALARS = {f.name: f for f in fields(Settings) if f.name not in ("paths", "real
 # from the engine here); a test keeps the two equal.
 CHOICES = {"summarize": ("off", "docstring", "llm"),
            "embed_runtime": ("auto", "onnx", "torch"),
-           "embed_precision": ("fp32", "int8"),
+           "embed_precision": ("auto", "fp32", "int8", "bf16"),
            "embed_recipe": ("default", "name_doc", "body")}
 EMBED_MODEL_FORMS = ("default", "off", "hash", "ollama:MODEL", "/path/to/model-dir")
 # Integer settings with bounds: outside them is a mistake, not a value to clamp.

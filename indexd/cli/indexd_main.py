@@ -256,7 +256,8 @@ def _embed_here(settings, store, as_json: bool, realm: str | None = None) -> dic
     elif report.total:
         rate = report.embedded / report.seconds if report.seconds else 0.0
         print(f"indexd: embedded {report.total} entries: {report.embedded} computed, "
-              f"{report.reused} from the cache ({report.seconds:.1f}s, {rate:.0f}/s)")
+              f"{report.reused} from the cache ({report.seconds:.1f}s, {rate:.0f}/s"
+              + (f", {report.runtime})" if report.runtime else ")"))
     return report.to_json()
 
 

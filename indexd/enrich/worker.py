@@ -235,6 +235,7 @@ class Enricher:
                 "model": self.embedder.model_id if self.embedder else self._settings().embed_model,
                 "runtime": getattr(self.embedder, "runtime", "") if self.embedder else "",
                 "threads": getattr(self.embedder, "threads", None),
+                "precision": getattr(self.embedder, "precision", "") if self.embedder else "",
                 "nice": self.nice,
                 "error": self.embed_error or self.error,
                 "embedded": v.embedded if v else 0, "reused": v.reused if v else 0,

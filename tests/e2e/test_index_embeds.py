@@ -12,6 +12,7 @@ import os
 from testlib import run_cli, wait_until
 
 from indexd.config import load_settings
+from indexd.enrich.embedder import bf16_fast
 from indexd.store import Store
 
 FILES = {
@@ -58,10 +59,14 @@ def test_one_shot_index_embeds_every_entry_and_the_daemon_finds_nothing_to_redo(
     store = _store()
     assert store.count_missing_vectors() == 0
     assert store.get_meta("embed_model") == done["embed"]["model"]
+    # On a CPU with AMX the one-shot computes in bf16, the daemon in fp32 (onnx):
+    # one id, since their vectors agree (docs/decisions.md, "Embedding precision").
+    assert done["embed"]["runtime"] == ("torch bf16" if bf16_fast() else "onnx fp32")
 
     d = daemon(extra_env={"INDEXD_EMBED_MODEL": "default"})
     wait_until(lambda: d.call("status")["embedding"]["ready"], timeout=300, what="model loaded")
     status = d.call("status")
+    assert (status["embedding"]["runtime"], status["embedding"]["precision"]) == ("onnx", "fp32")
     # Same model id, same texts: the daemon's store is the one-shot's; nothing re-embedded.
     # (A rare failure here under load was never explained: say what the daemon saw.)
     # The lines that tell the suspects apart: the daemon's first batch rewrote rows

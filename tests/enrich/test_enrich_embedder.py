@@ -18,6 +18,7 @@ from indexd.enrich.embedder import (
     HashEmbedder,
     OllamaEmbedder,
     SentenceTransformerEmbedder,
+    bf16_fast,
     default_model_path,
     load_embedder,
 )
@@ -259,6 +260,49 @@ def test_int8_precision_has_its_own_model_id_and_the_same_neighbours(minilm, set
         assert order(q8)[0] == order(minilm)[0], q
     with pytest.raises(ModelUnavailable, match="onnxruntime only"):
         load_embedder(settings(embed_model="default", embed_runtime="torch", embed_precision="int8"))
+
+
+def _stdlib_chunks(n: int = 6) -> list[str]:
+    source = Path(inspect.getsourcefile(json.decoder)).read_text()
+    return [c for c in source.split("\ndef ") if len(c) > 200][:n]
+
+
+@pytest.mark.skipif(not bf16_fast(), reason="this CPU has no AMX: bf16 is not offered as fast")
+def test_bf16_keeps_the_model_id_because_its_vectors_are_fp32s(minilm, settings, no_network):
+    """bf16 products (torch autocast on AMX) change the vectors by less than the
+    runtimes differ, so the id, the cache and a teammate's shard stay valid."""
+    b16 = load_embedder(settings(embed_model="default", embed_precision="bf16"))
+    assert isinstance(b16, SentenceTransformerEmbedder)
+    assert (b16.precision, b16.model_id) == ("bf16", minilm.model_id)
+    chunks = _stdlib_chunks() + ["parse a url", "x" * 3000]   # short, and past the cut
+    for a, b in zip(b16.encode(chunks), minilm.encode(chunks)):
+        assert abs(_norm(a) - 1) < 1e-3 and _cos(a, b) > 0.9999
+    assert _cos(b16.encode_query("decode a JSON string"),
+                minilm.encode_query("decode a JSON string")) > 0.9999
+
+
+def test_auto_precision_is_bf16_only_for_a_one_shot_on_a_cpu_with_amx(minilm, settings,
+                                                                     monkeypatch, caplog):
+    """The daemon keeps onnxruntime's small footprint; `indexd index` takes bf16
+    where the CPU multiplies it in hardware, and fp32 everywhere else."""
+    auto = settings(embed_model="default", embed_precision="auto")
+    daemon = load_embedder(auto)
+    assert isinstance(daemon, OnnxEmbedder) and daemon.precision == "fp32"
+    one_shot = load_embedder(auto, bulk=True)
+    if bf16_fast():
+        assert isinstance(one_shot, SentenceTransformerEmbedder) and one_shot.precision == "bf16"
+    assert one_shot.model_id == daemon.model_id
+    monkeypatch.setenv("INDEXD_NO_AMX", "1")     # a CPU without AMX
+    assert not bf16_fast()
+    assert isinstance(load_embedder(auto, bulk=True), OnnxEmbedder)
+    with caplog.at_level(logging.WARNING):
+        asked = load_embedder(settings(embed_model="default", embed_precision="bf16"))
+    assert asked.precision == "fp32" and asked.model_id == daemon.model_id
+    assert "no AMX" in caplog.text
+    with pytest.raises(ModelUnavailable, match="torch only"):
+        load_embedder(settings(embed_model="default", embed_runtime="onnx", embed_precision="bf16"))
+    with pytest.raises(ModelUnavailable, match="is not one of auto, fp32, int8, bf16"):
+        load_embedder(settings(embed_model="default", embed_precision="fp16"))
 
 
 # ------------------------------------------------------------------ hash embedder
