@@ -91,6 +91,10 @@ class Settings:
     embed_precision: str = "auto"
     model_cache: str = ""                            # ONNX exports; "" = default_model_cache()
     embed_batch: int = 16            # measured: as fast as 32 on CPU, half the wait for a query
+    # Rows the daemon takes per embed step of its backlog (one scan for rows without
+    # a vector, one rewrite of them). A save still waits one model batch, not a step:
+    # the step stops between batches. 256 vs 64 measured in docs/decisions.md.
+    embed_step: int = 256
     # Word-pieces a text is cut to: min(model's limit, this); part of the model
     # id. 512 = the model's own limit (256 for MiniLM); measured in docs/decisions.md.
     embed_max_tokens: int = 512
@@ -136,7 +140,7 @@ CHOICES = {"summarize": ("off", "docstring", "llm"),
            "embed_recipe": ("default", "name_doc", "body")}
 EMBED_MODEL_FORMS = ("default", "off", "hash", "ollama:MODEL", "/path/to/model-dir")
 # Integer settings with bounds: outside them is a mistake, not a value to clamp.
-INT_RANGES = {"embed_max_tokens": (32, 512), "embed_threads": (0, 64), "embed_nice": (0, 19)}
+INT_RANGES = {"embed_max_tokens": (32, 512), "embed_step": (16, 4096), "embed_threads": (0, 64), "embed_nice": (0, 19)}
 
 
 def default_paths(env: dict) -> Paths:

@@ -161,6 +161,19 @@ def test_summarize_off_writes_no_summaries(indexd_home, git_repo, daemon):
             if r["summary"] or r["summary_source"]] == []
 
 
+@pytest.mark.parametrize("line", ["embed_step = 15", "embed_step = 4097", 'embed_step = "big"'])
+def test_embed_step_outside_its_range_is_refused(indexd_home, line):
+    write_config(line + "\n")
+    with pytest.raises(ConfigError, match=r"embed_step.*config.toml|config.toml.*embed_step"):
+        load_settings()
+
+
+def test_embed_step_defaults_to_256_rows_and_env_sets_it(indexd_home, monkeypatch):
+    assert load_settings().embed_step == 256
+    monkeypatch.setenv("INDEXD_EMBED_STEP", "64")
+    assert load_settings().embed_step == 64
+
+
 @pytest.mark.parametrize("line", ["embed_max_tokens = 31", "embed_max_tokens = 513",
                                   'embed_max_tokens = "lots"', "embed_max_tokens = true"])
 def test_embed_max_tokens_outside_its_range_is_refused(indexd_home, line):

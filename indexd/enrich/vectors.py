@@ -25,8 +25,13 @@ EMBED_KINDS_SKIP = ()   # every entry kind is embedded; see docs/benchmarks.md
 
 class VectorStage:
     def __init__(self, store, embedder, recipe: str = "default", batch: int = 32,
-                 grow_cached: bool = False, pause: Callable[[], None] | None = None):
+                 grow_cached: bool = False, pause: Callable[[], None] | None = None,
+                 step_rows: int | None = None):
         self.store = store
+        # Rows per backlog step (default batch x 4). Each step scans the entries
+        # table and rewrites its rows, a cost per step that grows as versions pile
+        # up; a saved file's rows still go in steps of batch x 4.
+        self.step_rows = step_rows or batch * 4
         self.pause = pause      # called before each model batch (the daemon: yield to a save)
         # One-shot: while whole steps come from the cache (a team's shared index,
         # a re-index), take steps up to 64x bigger: each step scans the entries
@@ -78,7 +83,7 @@ class VectorStage:
             with self._priority_lock:
                 keys = list(self._priority)[:200]
             if not keys:
-                return self.store.rows_needing_vectors(self.batch * 4 * self._scale), False
+                return self.store.rows_needing_vectors(self.step_rows * self._scale), False
             rows = self.store.rows_needing_vectors(self.batch * 4, file_keys=keys)
             if rows:
                 return rows, True

@@ -40,6 +40,7 @@ class Enricher:
         self.error: str | None = None
         self.nice: int | None = None     # the enrich thread's nice value, where lowered
         self._pending_cache: tuple[float, int | None] | None = None
+        self._trimmed_at = 0           # texts embedded at the last heap trim
         # Team shared indexes (shared_index/subscribe.py): repos whose vectors to
         # take from one before embedding them here, and what the last reads found.
         self._seed_queue: dict[tuple[str, str], None] = {}
@@ -163,7 +164,8 @@ class Enricher:
                 trim()
                 self._wake.wait(2.0)
                 self._wake.clear()
-            elif self.vectors is not None and self.vectors.embedded % TRIM_EVERY < self.vectors.batch:
+            elif self.vectors is not None and self.vectors.embedded - self._trimmed_at >= TRIM_EVERY:
+                self._trimmed_at = self.vectors.embedded
                 trim()
 
     def _load_embedder(self) -> None:
@@ -180,7 +182,8 @@ class Enricher:
             return
         self.embedder = embedder
         self.vectors = VectorStage(self.store, embedder, recipe=settings.embed_recipe,
-                                   batch=settings.embed_batch, pause=self._wait_for_saves)
+                                   batch=settings.embed_batch, step_rows=settings.embed_step,
+                                   pause=self._wait_for_saves)
         log.info("embedder ready model=%s dim=%s", embedder.model_id, embedder.dim)
 
     def _summary_stage(self):

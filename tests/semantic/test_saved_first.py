@@ -61,3 +61,31 @@ def test_a_saved_file_is_embedded_after_one_batch_of_the_backlog(git_repo, make_
     assert store.rows_needing_vectors(10, file_keys=[saved_key]) == []
     assert stage.priority_done_at is not None
     assert store.count_missing_vectors() >= backlog - 8 - 4 * 8   # the backlog is still there
+
+
+def test_backlog_steps_take_step_rows_while_a_saved_file_takes_a_small_step(git_repo, make_store):
+    # The daemon's backlog steps are embed_step rows (one scan and one rewrite per
+    # step); a saved file's rows still go first, in a step of batch x 4.
+    git_repo.write("backlog.py", "".join(f"def bulk_fn_{i}(x):\n    return x + {i}\n\n\n"
+                                         for i in range(400)))
+    git_repo.commit("base")
+    settings = settings_with_realm("work", git_repo.path)
+    store = make_store(settings)
+    indexer = Indexer(settings, store)
+    indexer.index()
+    embedder = SaveDuringFirstBatch(None)
+    store.switch_model(embedder.model_id, embedder.dim)
+    stage = VectorStage(store, embedder, batch=8, step_rows=256)
+    assert stage.step() == 256
+    assert set(embedder.batches) == {8} and len(embedder.batches) == 32
+
+    git_repo.write("saved.py", "".join(f"def saved_fn_{i}(x):\n    return x\n\n\n" for i in range(50)))
+    indexer.index()
+    saved_key = store.file_records(realm="work", repo=str(git_repo.path))["saved.py"].key
+    stage.prioritize([saved_key])
+    before = store.count_missing_vectors()
+    saved_before = len(store.rows_needing_vectors(100, file_keys=[saved_key]))
+    assert saved_before > 32
+    stored = stage.step()
+    assert stored == 32 and store.count_missing_vectors() == before - 32
+    assert len(store.rows_needing_vectors(100, file_keys=[saved_key])) == saved_before - 32
