@@ -551,14 +551,28 @@ def _precision(settings, runtime: str, bulk: bool = False) -> str:
     return precision
 
 
+# CPU flags (Linux /proc/cpuinfo) of bf16 matrix products in hardware: Intel's AMX
+# tiles and the AVX-512 BF16 dot products (AMD Zen 4+, Intel Cooper Lake+).
+BF16_FLAGS = ("amx_bf16", "avx512_bf16")
+
+
+def cpuinfo_has_bf16(cpuinfo: str) -> bool:
+    flags = set()
+    for line in cpuinfo.splitlines():
+        if line.startswith("flags"):
+            flags.update(line.partition(":")[2].split())
+    return any(flag in flags for flag in BF16_FLAGS)
+
+
 def bf16_fast() -> bool:
-    """Whether this CPU multiplies bf16 matrices in hardware (Intel AMX), the
-    one case measured faster than fp32 (docs/decisions.md)."""
-    if os.environ.get("INDEXD_NO_AMX"):   # tests: the path of a CPU without it
+    """Whether this CPU multiplies bf16 matrices in hardware (AMX or AVX-512
+    BF16), the cases measured faster than fp32 (docs/decisions.md); without
+    them oneDNN emulates bf16, slower than fp32."""
+    if os.environ.get("INDEXD_NO_AMX"):   # tests: the path of a CPU without either
         return False
     try:   # Linux says so without importing torch (~220 MB) for nothing
         with open("/proc/cpuinfo") as fh:
-            if "amx_bf16" not in fh.read():
+            if not cpuinfo_has_bf16(fh.read()):
                 return False
     except OSError:
         pass
@@ -566,11 +580,14 @@ def bf16_fast() -> bool:
         import torch
     except ImportError:
         return False
-    probe = getattr(torch.cpu, "_is_amx_tile_supported", None)
-    try:
-        return bool(probe and probe())
-    except Exception:  # noqa: BLE001 - a private probe: absent or failing means no
-        return False
+    for name in ("_is_amx_tile_supported", "_is_avx512_bf16_supported"):
+        probe = getattr(torch.cpu, name, None)
+        try:
+            if probe is not None and probe():
+                return True
+        except Exception:  # noqa: BLE001 - a private probe: absent or failing means no
+            continue
+    return False
 
 
 def _where_to_set(settings=None) -> str:
