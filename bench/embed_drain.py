@@ -148,7 +148,12 @@ def drain(home: Path, config: dict, timeout: float) -> dict:
         daemon.stop()
     entries = int(emb.get("embedded") or 0) + int(emb.get("reused") or 0)
     seconds = drained_at - (ready_at or started)
-    return {"label": config["label"], "threads": emb.get("threads"), "model": emb.get("model"),
+    # A cold backlog may have run through the daemon's bulk model (enrich/worker.py)
+    bulk = ((emb.get("bulk") or {}).get("runs") or [None])[0]
+    ran = (f"{bulk['runtime']} {bulk['precision']} (bulk, {bulk['texts']})" if bulk
+           else f"{emb.get('runtime')} {emb.get('precision')}")
+    return {"label": config["label"], "threads": (bulk or emb).get("threads"), "ran": ran,
+            "model": emb.get("model"),
             "entries": entries, "embedded": emb.get("embedded"), "reused": emb.get("reused"),
             "model_ready_s": round((ready_at or started) - started, 1),
             "drain_s": round(seconds, 1), "cold_s": round(drained_at - started, 1),
@@ -182,7 +187,8 @@ def _wait_drained(daemon, started: float, timeout: float,
                 series.append((round(now - ready_at, 2),
                                int(emb.get("embedded") or 0) + int(emb.get("reused") or 0)))
             if emb.get("ready") and not int(queues.get("embed") or 0) \
-                    and not int(queues.get("parse") or 0):
+                    and not int(queues.get("parse") or 0) \
+                    and not (emb.get("bulk") or {}).get("active"):
                 return ready_at, status, cpu_ready
             if now - started > timeout:
                 raise SystemExit(f"not drained after {timeout:.0f}s: {queues}")
@@ -263,13 +269,13 @@ def padded_work(model, texts: list[str], step: int = 64) -> dict:
 # --- report -----------------------------------------------------------------------
 def table(results: list[dict]) -> str:
     first = results[0]
-    header = ("config", "threads", "entries", "model ready s", "drain s", "cold s",
+    header = ("config", "ran", "threads", "entries", "model ready s", "drain s", "cold s",
               "entries/s", "vs first", "entries/CPU-s", "load start/end", "sem R@10", "sem MRR",
               "hyb R@10", "hyb MRR", "d hyb MRR")
     rows = []
     for r in results:
         sem, hyb = r["quality"].get("semantic", {}), r["quality"].get("hybrid", {})
-        rows.append((r["label"], r["threads"], r["entries"], r["model_ready_s"], r["drain_s"],
+        rows.append((r["label"], r.get("ran", "-"), r["threads"], r["entries"], r["model_ready_s"], r["drain_s"],
                      r["cold_s"], f"{r['per_s']:.1f}", f"{r['per_s'] / first['per_s']:.2f}x",
                      f"{r['entries'] / r['cpu_s']:.1f}" if r["cpu_s"] else "-",
                      f"{r['load_start']:.1f}/{r['load_end']:.1f}", _pct(sem.get("r10")),

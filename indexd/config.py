@@ -95,6 +95,11 @@ class Settings:
     # a vector, one rewrite of them). A save still waits one model batch, not a step:
     # the step stops between batches. 256 vs 64 measured in docs/decisions.md.
     embed_step: int = 256
+    # A backlog of at least this many rows (a cold start, a new repo) is embedded by
+    # a second, bulk model where embed_precision = "auto" and the CPU has bf16
+    # hardware (torch bf16: ~1.5-2x the rate, ~+700 MB while it runs); dropped when the
+    # queue is empty. 0 = never. docs/decisions.md, "bf16 products".
+    embed_bulk_rows: int = 2000
     # Word-pieces a text is cut to: min(model's limit, this); part of the model
     # id. 512 = the model's own limit (256 for MiniLM); measured in docs/decisions.md.
     embed_max_tokens: int = 512
@@ -140,7 +145,7 @@ CHOICES = {"summarize": ("off", "docstring", "llm"),
            "embed_recipe": ("default", "name_doc", "body")}
 EMBED_MODEL_FORMS = ("default", "off", "hash", "ollama:MODEL", "/path/to/model-dir")
 # Integer settings with bounds: outside them is a mistake, not a value to clamp.
-INT_RANGES = {"embed_max_tokens": (32, 512), "embed_step": (16, 4096), "embed_threads": (0, 64), "embed_nice": (0, 19)}
+INT_RANGES = {"embed_max_tokens": (32, 512), "embed_step": (16, 4096), "embed_bulk_rows": (0, 100_000_000), "embed_threads": (0, 64), "embed_nice": (0, 19)}
 
 
 def default_paths(env: dict) -> Paths:

@@ -137,6 +137,9 @@ def status(result: dict) -> None:
               f"  lag {result.get('index_lag_s', 0):.1f}s  pending {result.get('pending', 0)}")
         for stage, depth in (result.get("queues") or {}).items():
             print(f"  queue {stage}: {depth}")
+        line = embedding_line(result.get("embedding") or {})
+        if line:
+            print(f"  {line}")
         timing = (result.get("last_batch") or {}).get("timing")
         if timing:
             print(dim(f"  last batch {batch_timing(timing)}"))
@@ -166,6 +169,21 @@ def status(result: dict) -> None:
     if store:
         versions = ", ".join(f"{k} {v}" for k, v in (store.get("versions") or {}).items())
         print(dim(f"store {store['path']} {store['bytes'] / 1e6:.1f} MB, versions {versions or 'none'}"))
+
+
+def embedding_line(emb: dict) -> str:
+    """The model embedding now, e.g. a cold backlog's bulk bf16 beside the steady onnx."""
+    if not emb.get("enabled"):
+        return ""
+    if not emb.get("ready"):
+        return f"embedding: {emb.get('error') or 'model loading'}"
+    line = (f"embedding: {emb.get('model')} {emb.get('runtime')} {emb.get('precision')}, "
+            f"{emb.get('threads')} threads, {emb.get('embedded', 0)} embedded")
+    bulk = (emb.get("bulk") or {}).get("active")
+    if bulk:
+        line += (f"; backlog on the bulk model {bulk['runtime']} {bulk['precision']} "
+                 f"({bulk['threads']} threads, {bulk['texts']} texts so far)")
+    return line
 
 
 def shared_line(state: dict) -> str:

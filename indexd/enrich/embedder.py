@@ -564,18 +564,24 @@ def cpuinfo_has_bf16(cpuinfo: str) -> bool:
     return any(flag in flags for flag in BF16_FLAGS)
 
 
+def bf16_in_cpu_flags() -> bool:
+    """The cheap half of ``bf16_fast``: the CPU's flags only, no torch import
+    (~200 MB that a daemon would keep). True where the flags cannot be read."""
+    if os.environ.get("INDEXD_NO_AMX"):   # tests: the path of a CPU without either
+        return False
+    try:
+        with open("/proc/cpuinfo") as fh:
+            return cpuinfo_has_bf16(fh.read())
+    except OSError:
+        return True   # not Linux: torch's probe decides
+
+
 def bf16_fast() -> bool:
     """Whether this CPU multiplies bf16 matrices in hardware (AMX or AVX-512
     BF16), the cases measured faster than fp32 (docs/decisions.md); without
     them oneDNN emulates bf16, slower than fp32."""
-    if os.environ.get("INDEXD_NO_AMX"):   # tests: the path of a CPU without either
+    if not bf16_in_cpu_flags():
         return False
-    try:   # Linux says so without importing torch (~220 MB) for nothing
-        with open("/proc/cpuinfo") as fh:
-            if not cpuinfo_has_bf16(fh.read()):
-                return False
-    except OSError:
-        pass
     try:
         import torch
     except ImportError:
