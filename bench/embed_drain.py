@@ -167,7 +167,8 @@ def cpu_seconds(pid: int) -> float:
     """User + system CPU of a process so far: on a shared machine the work done,
     where wall time also counts the waits for a core."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    # utime + stime, and the reaped children's (a bulk model's child, parse workers)
+    return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
 def _wait_drained(daemon, started: float, timeout: float,

@@ -246,9 +246,9 @@ class Enricher:
         run = {"runtime": bulk.runtime, "precision": bulk.precision, "threads": bulk.threads,
                "texts": self.vectors.embedded - self._bulk_from, "ended_at": time.time(),
                "error": bulk.broken}
-        self.bulk_runs = (self.bulk_runs + [run])[-5:]   # status: a run, never a gap
-        self.bulk = None
+        self.bulk_runs = (self.bulk_runs + [run])[-5:]
         bulk.close()
+        self.bulk = None   # after the child is gone: "not active" means no child
         self._bulk_checked = time.monotonic()
         log.info("bulk embedding done: %d texts; steady model again", run["texts"])
 
