@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
@@ -52,21 +53,32 @@ class BulkEmbedder:
     and takes over a batch if the child dies (``broken`` then says why)."""
 
     def __init__(self, settings, steady, threads: int):
-        # spawn, as the parse pool: the daemon holds LanceDB's threads
+        # spawn, as the parse pool: the daemon holds LanceDB's threads. The child
+        # starts now (from the calling thread, which must outlive it: procs.py) and
+        # loads in the background; ``ready`` says when it may take batches.
         ctx = multiprocessing.get_context("spawn")
         self._pool = ProcessPoolExecutor(max_workers=1, mp_context=ctx, initializer=_start,
                                          initargs=(os.getpid(), settings, threads))
         self._steady = steady
         self.broken: str | None = None
-        try:
-            info = self._pool.submit(_describe).result(timeout=LOAD_TIMEOUT_S)
-        except BaseException:
-            self.close()
-            raise
-        self.model_id, self.dim = info["model_id"], info["dim"]
-        self.runtime, self.precision, self.threads = info["runtime"], info["precision"], info["threads"]
+        self.started = time.monotonic()
+        self.model_id = self.dim = self.runtime = self.precision = self.threads = None
         self.batch_size = settings.embed_batch
         self.max_tokens = getattr(steady, "max_tokens", 512)
+        self._info = self._pool.submit(_describe)
+
+    def ready(self) -> bool:
+        """True once the child's model is loaded; raises what its load raised, or
+        TimeoutError past LOAD_TIMEOUT_S."""
+        if not self._info.done():
+            if time.monotonic() - self.started > LOAD_TIMEOUT_S:
+                raise TimeoutError(f"the bulk model did not load in {LOAD_TIMEOUT_S:.0f} s")
+            return False
+        if self.model_id is None:
+            info = self._info.result()
+            self.model_id, self.dim = info["model_id"], info["dim"]
+            self.runtime, self.precision, self.threads = info["runtime"], info["precision"], info["threads"]
+        return True
 
     def _lengths(self, texts: list[str]) -> list[int]:
         measure = getattr(self._steady, "_lengths", None)

@@ -45,6 +45,7 @@ class Enricher:
         # A big backlog's own model (torch bf16), beside the steady one that answers
         # queries: same model id, vectors at cosine >= 0.9999 (docs/decisions.md).
         self.bulk = None
+        self._bulk_loading = None       # a bulk child still loading its model
         self._bulk_checked = 0.0       # monotonic time of the last backlog count
         self._bulk_from = 0            # stage.embedded when the bulk model took over
         self.bulk_runs: list[dict] = []   # finished bulk runs, for status
@@ -161,6 +162,8 @@ class Enricher:
                 done = self.vectors.step() if self.vectors is not None and not held else 0
                 if self.bulk is not None and ((done == 0 and not held) or self.bulk.broken):
                     self._end_bulk()
+                elif done == 0 and not held and self._bulk_loading is not None:
+                    self._cancel_bulk_load()   # the backlog went before the child was ready
                 if done == 0 and summaries is not None:
                     done = summaries.step()
                 if done == 0 and self.relation_stage is not None:
@@ -181,6 +184,7 @@ class Enricher:
                 trim()
         if self.bulk is not None:   # this thread started the child: it ends it (procs.py)
             self._end_bulk()
+        self._cancel_bulk_load()
 
     def _load_embedder(self) -> None:
         from .embedder import load_embedder
@@ -204,6 +208,9 @@ class Enricher:
     def _maybe_start_bulk(self) -> None:
         if self.bulk is not None or self._bulk_off is not None:
             return
+        if self._bulk_loading is not None:
+            self._adopt_bulk()
+            return
         now = time.monotonic()
         if now - self._bulk_checked < BULK_CHECK_S:
             return
@@ -223,20 +230,38 @@ class Enricher:
         if not bf16_in_cpu_flags():
             self._bulk_off = "no bf16 hardware"
             return
-        try:
-            bulk = BulkEmbedder(settings, self.embedder, threads=settings_threads(settings))
+        try:   # the child loads while the steady model goes on (a save is not held up)
+            self._bulk_loading = BulkEmbedder(settings, self.embedder,
+                                              threads=settings_threads(settings))
         except Exception as exc:  # noqa: BLE001 - the steady model goes on alone
             self._bulk_off = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
             log.warning("bulk embedding unavailable: %s", self._bulk_off)
+
+    def _adopt_bulk(self) -> None:
+        """The bulk child, once loaded, takes the backlog's batches."""
+        pending = self._bulk_loading
+        try:
+            if not pending.ready():
+                return
+        except Exception as exc:  # noqa: BLE001 - its load failed: the steady model goes on
+            self._bulk_off = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
+            log.warning("bulk embedding unavailable: %s", self._bulk_off)
+            self._cancel_bulk_load()
             return
-        if bulk.precision != "bf16" or bulk.model_id != self.vectors.model_id:
-            bulk.close()
-            self._bulk_off = f"bulk model {bulk.model_id} {bulk.precision}: not bf16 of the steady model"
+        self._bulk_loading = None
+        if pending.precision != "bf16" or pending.model_id != self.vectors.model_id:
+            pending.close()
+            self._bulk_off = f"bulk model {pending.model_id} {pending.precision}: not bf16 of the steady model"
             return
-        self.bulk, self._bulk_from = bulk, self.vectors.embedded
-        self.vectors.embedder = bulk
-        log.info("bulk embedding: %s %s on %s threads in a child process, for a backlog of "
-                 ">= %d rows", bulk.runtime, bulk.precision, bulk.threads, rows)
+        self.bulk, self._bulk_from = pending, self.vectors.embedded
+        self.vectors.embedder = pending
+        log.info("bulk embedding: %s %s on %s threads in a child process",
+                 pending.runtime, pending.precision, pending.threads)
+
+    def _cancel_bulk_load(self) -> None:
+        pending, self._bulk_loading = self._bulk_loading, None
+        if pending is not None:
+            pending.close()
 
     def _end_bulk(self) -> None:
         """The queue is empty (or the child died): back to the steady model; the
@@ -324,7 +349,8 @@ class Enricher:
         now = ({"runtime": bulk.runtime, "precision": bulk.precision,
                 "threads": getattr(bulk, "threads", None),
                 "texts": (v.embedded - self._bulk_from) if v else 0} if bulk is not None else None)
-        return {"active": now, "runs": list(self.bulk_runs), "off": self._bulk_off}
+        return {"active": now, "loading": self._bulk_loading is not None,
+                "runs": list(self.bulk_runs), "off": self._bulk_off}
 
 
 def _llm_error(stage) -> str | None:

@@ -21,7 +21,7 @@ from testlib import run_cli, wait_until
 
 from indexd.enrich.embedder import bf16_fast
 
-N_FILES, PER_FILE = 6, 20
+N_FILES, PER_FILE, BIG = 6, 20, 150
 
 
 def _repo(git_repo, per_file=PER_FILE):
@@ -60,7 +60,8 @@ def _spawned(pid: int) -> list[int]:
 def _drained(d):
     status = d.call("status")
     emb = status["embedding"]
-    return emb["ready"] and status["queues"]["embed"] == 0 and emb["bulk"]["active"] is None and status
+    return (emb["ready"] and status["queues"]["embed"] == 0 and emb["bulk"]["active"] is None
+            and not emb["bulk"]["loading"] and status)
 
 
 ENV = {"INDEXD_EMBED_MODEL": "default", "INDEXD_EMBED_BULK_ROWS": "50"}
@@ -68,13 +69,15 @@ ENV = {"INDEXD_EMBED_MODEL": "default", "INDEXD_EMBED_BULK_ROWS": "50"}
 
 @pytest.mark.skipif(not bf16_fast(), reason="this CPU has no bf16 hardware (AMX, AVX-512 BF16)")
 def test_a_cold_backlog_is_embedded_in_bf16_then_the_steady_model_takes_over(git_repo, daemon):
-    _repo(git_repo)
+    # ~900 rows: the steady model goes on while the child loads, and must not
+    # finish the backlog first
+    _repo(git_repo, per_file=BIG)
     d = daemon(extra_env=ENV)
     status = wait_until(lambda: _drained(d), timeout=300, what="embed queue empty")
     bulk = status["embedding"]["bulk"]
     assert bulk["active"] is None and bulk["off"] is None, bulk
     assert [(r["runtime"], r["precision"]) for r in bulk["runs"]] == [("torch", "bf16")], bulk
-    assert bulk["runs"][0]["texts"] >= N_FILES * PER_FILE
+    assert 0 < bulk["runs"][0]["texts"] <= N_FILES * BIG + 1
     emb = status["embedding"]
     assert (emb["runtime"], emb["precision"]) == ("onnx", "fp32")   # the steady model again
     pid = status["daemon"]["pid"]
@@ -94,7 +97,7 @@ def test_a_cold_backlog_is_embedded_in_bf16_then_the_steady_model_takes_over(git
 
 @pytest.mark.skipif(not bf16_fast(), reason="this CPU has no bf16 hardware (AMX, AVX-512 BF16)")
 def test_a_bulk_model_killed_mid_backlog_leaves_the_rest_to_the_steady_model(git_repo, daemon):
-    _repo(git_repo, per_file=150)   # ~900 rows: time to kill the child while it works
+    _repo(git_repo, per_file=BIG)   # time to kill the child while it works
     d = daemon(extra_env=ENV)
     pid = d.call("status")["daemon"]["pid"]
     wait_until(lambda: d.call("status")["embedding"]["bulk"]["active"], timeout=300,
