@@ -145,7 +145,8 @@ CHOICES = {"summarize": ("off", "docstring", "llm"),
            "embed_recipe": ("default", "name_doc", "body")}
 EMBED_MODEL_FORMS = ("default", "off", "hash", "ollama:MODEL", "/path/to/model-dir")
 # Integer settings with bounds: outside them is a mistake, not a value to clamp.
-INT_RANGES = {"embed_max_tokens": (32, 512), "embed_step": (16, 4096), "embed_bulk_rows": (0, 100_000_000), "embed_threads": (0, 64), "embed_nice": (0, 19)}
+INT_RANGES = {"embed_max_tokens": (32, 512), "embed_step": (16, 4096),
+              "embed_bulk_rows": (0, 100_000_000), "embed_threads": (0, 64), "embed_nice": (0, 19)}
 
 
 def default_paths(env: dict) -> Paths:

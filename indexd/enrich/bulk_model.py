@@ -23,6 +23,7 @@ from ..procs import die_with_parent
 log = logging.getLogger(__name__)
 
 LOAD_TIMEOUT_S = 300.0
+CHECK_S = 10.0   # how often the backlog is counted while the steady model embeds it
 
 _model = None   # the child's embedder
 
@@ -98,3 +99,113 @@ class BulkEmbedder:
 
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+class BulkSwitch:
+    """When the embed stage hands its backlog to a bulk child, and takes it back.
+
+    Before a step: a backlog of ``embed_bulk_rows`` or more (counted at most every
+    CHECK_S), ``embed_precision = "auto"`` and bf16 in the CPU flags start a child,
+    which loads while the steady model goes on; once loaded it takes the stage's
+    batches. After a step that found nothing (or a dead child): the steady model
+    again, the child shut down. Same model id both ways (docs/decisions.md)."""
+
+    def __init__(self, store, stage, steady):
+        self.store, self.stage, self.steady = store, stage, steady
+        self.active: BulkEmbedder | None = None
+        self.loading: BulkEmbedder | None = None
+        self.runs: list[dict] = []        # finished runs, for status
+        self.off: str | None = None       # why it cannot run here (found once)
+        self._checked = 0.0               # monotonic time of the last backlog count
+        self._from = 0                    # stage.embedded when the child took over
+
+    def before_step(self, settings) -> None:
+        if self.active is not None or self.off is not None:
+            return
+        if self.loading is not None:
+            self._adopt()
+        elif self._backlog_wants_it(settings):
+            self._start(settings)
+
+    def after_step(self, done: int) -> None:
+        if self.active is not None and (done == 0 or self.active.broken):
+            self._end()
+        elif done == 0 and self.loading is not None:
+            self._cancel()   # the backlog went before the child was ready
+
+    def close(self) -> None:
+        if self.active is not None:
+            self._end()
+        self._cancel()
+
+    def status(self) -> dict:
+        bulk = self.active
+        now = ({"runtime": bulk.runtime, "precision": bulk.precision, "threads": bulk.threads,
+                "texts": self.stage.embedded - self._from} if bulk is not None else None)
+        return {"active": now, "loading": self.loading is not None, "runs": list(self.runs),
+                "off": self.off}
+
+    def _backlog_wants_it(self, settings) -> bool:
+        now = time.monotonic()
+        if now - self._checked < CHECK_S:
+            return False
+        self._checked = now
+        rows = settings.embed_bulk_rows
+        if rows <= 0 or (settings.embed_precision or "auto") != "auto":
+            return False
+        return self.store.count_missing_vectors() >= rows
+
+    def _start(self, settings) -> None:
+        from .embedder import bf16_in_cpu_flags, settings_threads
+
+        # The flags only: torch's own probe runs in the child (the import costs
+        # this process ~200 MB for good); a child that finds bf16 slow loads fp32,
+        # which _adopt refuses.
+        if not bf16_in_cpu_flags():
+            self.off = "no bf16 hardware"
+            return
+        try:
+            self.loading = BulkEmbedder(settings, self.steady, threads=settings_threads(settings))
+        except Exception as exc:  # noqa: BLE001 - the steady model goes on alone
+            self._give_up(exc)
+
+    def _adopt(self) -> None:
+        pending = self.loading
+        try:
+            if not pending.ready():
+                return
+        except Exception as exc:  # noqa: BLE001 - its load failed: the steady model goes on
+            self._cancel()
+            self._give_up(exc)
+            return
+        self.loading = None
+        if pending.precision != "bf16" or pending.model_id != self.stage.model_id:
+            pending.close()
+            self.off = f"bulk model {pending.model_id} {pending.precision}: not bf16 of the steady model"
+            return
+        self.active, self._from = pending, self.stage.embedded
+        self.stage.embedder = pending
+        log.info("bulk embedding: %s %s on %s threads in a child process",
+                 pending.runtime, pending.precision, pending.threads)
+
+    def _end(self) -> None:
+        """The child exits and its memory goes back to the system."""
+        bulk = self.active
+        self.stage.embedder = self.steady
+        run = {"runtime": bulk.runtime, "precision": bulk.precision, "threads": bulk.threads,
+               "texts": self.stage.embedded - self._from, "ended_at": time.time(),
+               "error": bulk.broken}
+        self.runs = (self.runs + [run])[-5:]
+        bulk.close()
+        self.active = None   # after the child is gone: "not active" means no child
+        self._checked = time.monotonic()
+        log.info("bulk embedding done: %d texts; steady model again", run["texts"])
+
+    def _cancel(self) -> None:
+        pending, self.loading = self.loading, None
+        if pending is not None:
+            pending.close()
+
+    def _give_up(self, exc: BaseException) -> None:
+        self.off = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
+        log.warning("bulk embedding unavailable: %s", self.off)

@@ -21,7 +21,7 @@ TRIM_EVERY = 1024   # embedded texts between heap trims
 PENDING_TTL_S = 0.5
 SAVE_YIELD_S = 1.0   # a changed file holds the model this long at most, unless written sooner
 MAX_YIELD_S = 1.0    # and no batch waits longer than this, whatever keeps arriving
-BULK_CHECK_S = 10.0  # how often a daemon on its steady model counts the backlog for bulk
+NO_BULK = {"active": None, "loading": False, "runs": [], "off": None}   # status before a model
 
 
 class Enricher:
@@ -42,14 +42,7 @@ class Enricher:
         self.nice: int | None = None     # the enrich thread's nice value, where lowered
         self._pending_cache: tuple[float, int | None] | None = None
         self._trimmed_at = 0           # texts embedded at the last heap trim
-        # A big backlog's own model (torch bf16), beside the steady one that answers
-        # queries: same model id, vectors at cosine >= 0.9999 (docs/decisions.md).
-        self.bulk = None
-        self._bulk_loading = None       # a bulk child still loading its model
-        self._bulk_checked = 0.0       # monotonic time of the last backlog count
-        self._bulk_from = 0            # stage.embedded when the bulk model took over
-        self.bulk_runs: list[dict] = []   # finished bulk runs, for status
-        self._bulk_off: str | None = None  # why bulk cannot run here (checked once)
+        self.bulk = None               # a cold backlog's bulk model (bulk_model.py)
         # Team shared indexes (shared_index/subscribe.py): repos whose vectors to
         # take from one before embedding them here, and what the last reads found.
         self._seed_queue: dict[tuple[str, str], None] = {}
@@ -157,13 +150,11 @@ class Enricher:
                 if self.vectors is not None:
                     self._seed_pending()
                 held = self.hold_vectors
-                if self.vectors is not None and not held:
-                    self._maybe_start_bulk()
+                if self.bulk is not None and not held:
+                    self.bulk.before_step(self._settings())
                 done = self.vectors.step() if self.vectors is not None and not held else 0
-                if self.bulk is not None and ((done == 0 and not held) or self.bulk.broken):
-                    self._end_bulk()
-                elif done == 0 and not held and self._bulk_loading is not None:
-                    self._cancel_bulk_load()   # the backlog went before the child was ready
+                if self.bulk is not None and not held:
+                    self.bulk.after_step(done)
                 if done == 0 and summaries is not None:
                     done = summaries.step()
                 if done == 0 and self.relation_stage is not None:
@@ -183,10 +174,10 @@ class Enricher:
                 self._trimmed_at = self.vectors.embedded
                 trim()
         if self.bulk is not None:   # this thread started the child: it ends it (procs.py)
-            self._end_bulk()
-        self._cancel_bulk_load()
+            self.bulk.close()
 
     def _load_embedder(self) -> None:
+        from .bulk_model import BulkSwitch
         from .embedder import load_embedder
         from .vectors import VectorStage
 
@@ -202,80 +193,8 @@ class Enricher:
         self.vectors = VectorStage(self.store, embedder, recipe=settings.embed_recipe,
                                    batch=settings.embed_batch, step_rows=settings.embed_step,
                                    pause=self._wait_for_saves)
+        self.bulk = BulkSwitch(self.store, self.vectors, embedder)
         log.info("embedder ready model=%s dim=%s", embedder.model_id, embedder.dim)
-
-    # -- bulk embedding: a cold backlog on bf16 hardware ----------------------
-    def _maybe_start_bulk(self) -> None:
-        if self.bulk is not None or self._bulk_off is not None:
-            return
-        if self._bulk_loading is not None:
-            self._adopt_bulk()
-            return
-        now = time.monotonic()
-        if now - self._bulk_checked < BULK_CHECK_S:
-            return
-        self._bulk_checked = now
-        settings = self._settings()
-        rows = settings.embed_bulk_rows
-        if rows <= 0 or (settings.embed_precision or "auto") != "auto":
-            return
-        if self.store.count_missing_vectors() < rows:
-            return
-        from .bulk_model import BulkEmbedder
-        from .embedder import bf16_in_cpu_flags, settings_threads
-
-        # The flags only: torch's own probe runs in the child (the import costs
-        # this process ~200 MB for good); a child that finds bf16 slow loads fp32,
-        # refused below.
-        if not bf16_in_cpu_flags():
-            self._bulk_off = "no bf16 hardware"
-            return
-        try:   # the child loads while the steady model goes on (a save is not held up)
-            self._bulk_loading = BulkEmbedder(settings, self.embedder,
-                                              threads=settings_threads(settings))
-        except Exception as exc:  # noqa: BLE001 - the steady model goes on alone
-            self._bulk_off = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
-            log.warning("bulk embedding unavailable: %s", self._bulk_off)
-
-    def _adopt_bulk(self) -> None:
-        """The bulk child, once loaded, takes the backlog's batches."""
-        pending = self._bulk_loading
-        try:
-            if not pending.ready():
-                return
-        except Exception as exc:  # noqa: BLE001 - its load failed: the steady model goes on
-            self._bulk_off = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
-            log.warning("bulk embedding unavailable: %s", self._bulk_off)
-            self._cancel_bulk_load()
-            return
-        self._bulk_loading = None
-        if pending.precision != "bf16" or pending.model_id != self.vectors.model_id:
-            pending.close()
-            self._bulk_off = f"bulk model {pending.model_id} {pending.precision}: not bf16 of the steady model"
-            return
-        self.bulk, self._bulk_from = pending, self.vectors.embedded
-        self.vectors.embedder = pending
-        log.info("bulk embedding: %s %s on %s threads in a child process",
-                 pending.runtime, pending.precision, pending.threads)
-
-    def _cancel_bulk_load(self) -> None:
-        pending, self._bulk_loading = self._bulk_loading, None
-        if pending is not None:
-            pending.close()
-
-    def _end_bulk(self) -> None:
-        """The queue is empty (or the child died): back to the steady model; the
-        child exits and its memory goes back to the system."""
-        bulk = self.bulk
-        self.vectors.embedder = self.embedder
-        run = {"runtime": bulk.runtime, "precision": bulk.precision, "threads": bulk.threads,
-               "texts": self.vectors.embedded - self._bulk_from, "ended_at": time.time(),
-               "error": bulk.broken}
-        self.bulk_runs = (self.bulk_runs + [run])[-5:]
-        bulk.close()
-        self.bulk = None   # after the child is gone: "not active" means no child
-        self._bulk_checked = time.monotonic()
-        log.info("bulk embedding done: %d texts; steady model again", run["texts"])
 
     def _summary_stage(self):
         from .summaries import SummaryStage
@@ -330,7 +249,7 @@ class Enricher:
                 "runtime": getattr(self.embedder, "runtime", "") if self.embedder else "",
                 "threads": getattr(self.embedder, "threads", None),
                 "precision": getattr(self.embedder, "precision", "") if self.embedder else "",
-                "bulk": self._bulk_status(),
+                "bulk": self.bulk.status() if self.bulk is not None else dict(NO_BULK),
                 "nice": self.nice,
                 "error": self.embed_error or self.error,
                 "embedded": v.embedded if v else 0, "reused": v.reused if v else 0,
@@ -343,14 +262,6 @@ class Enricher:
                               "error": _llm_error(sm),
                               "relations": self.relation_stage.status()
                               if self.relation_stage is not None else None}}
-
-    def _bulk_status(self) -> dict:
-        bulk, v = self.bulk, self.vectors
-        now = ({"runtime": bulk.runtime, "precision": bulk.precision,
-                "threads": getattr(bulk, "threads", None),
-                "texts": (v.embedded - self._bulk_from) if v else 0} if bulk is not None else None)
-        return {"active": now, "loading": self._bulk_loading is not None,
-                "runs": list(self.bulk_runs), "off": self._bulk_off}
 
 
 def _llm_error(stage) -> str | None:
