@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import signal
 import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -30,6 +31,10 @@ _model = None   # the child's embedder
 
 def _start(parent_pid: int, settings, threads: int) -> None:
     die_with_parent(parent_pid)
+    # A terminal's Ctrl-C or a unit's stop signals the whole group: the daemon
+    # ends this child as it shuts down (and the kernel, should the daemon die).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     global _model
     from .embedder import load_embedder
 

@@ -114,6 +114,24 @@ def test_a_bulk_model_killed_mid_backlog_leaves_the_rest_to_the_steady_model(git
     assert hits[0]["symbol"] == "retry_with_backoff"
 
 
+@pytest.mark.skipif(not bf16_fast(), reason="this CPU has no bf16 hardware (AMX, AVX-512 BF16)")
+def test_a_ctrl_c_or_stop_signal_to_the_group_leaves_the_bulk_model_to_the_daemon(git_repo, daemon):
+    # `make run` stopped by Ctrl-C signals the whole process group; the child
+    # used to die at once and the daemon logged it as a crash
+    _repo(git_repo, per_file=BIG)
+    d = daemon(extra_env=ENV)
+    pid = d.call("status")["daemon"]["pid"]
+    wait_until(lambda: d.call("status")["embedding"]["bulk"]["active"], timeout=300,
+               what="the bulk model at work")
+    for child in wait_until(lambda: _spawned(pid), timeout=30, what="the bulk model's process"):
+        os.kill(child, signal.SIGINT)
+        os.kill(child, signal.SIGTERM)
+    status = wait_until(lambda: _drained(d), timeout=300, what="embed queue empty")
+    run = status["embedding"]["bulk"]["runs"][0]
+    assert run["error"] is None and run["texts"] > 0, run
+    assert "died" not in d.output()
+
+
 @pytest.mark.parametrize("env, off", [({"INDEXD_EMBED_PRECISION": "fp32"}, None),
                                       ({"INDEXD_NO_AMX": "1"}, "no bf16 hardware")])
 def test_no_bulk_model_when_fp32_is_asked_for_or_the_cpu_has_no_bf16(git_repo, daemon, env, off):
