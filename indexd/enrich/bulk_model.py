@@ -99,9 +99,6 @@ class BulkEmbedder:
                 log.warning("%s; the steady model embeds the rest", self.broken)
         return self._steady.encode(texts)
 
-    def encode_query(self, text: str):
-        return self._steady.encode_query(text)
-
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
 

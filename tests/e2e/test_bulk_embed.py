@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import os
 import signal
-from pathlib import Path
 
 import pytest
 
-from testlib import run_cli, wait_until
+from testlib import descendants, run_cli, wait_until
 
 from indexd.enrich.embedder import bf16_fast
 
@@ -38,23 +37,9 @@ def _repo(git_repo, per_file=PER_FILE):
     run_cli("index", "--no-embed", tool="indexd", check=True, timeout=300)
 
 
-def _children(pid: int) -> list[int]:
-    out = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        out += [int(c) for c in (task / "children").read_text().split()]
-    return out
-
-
 def _spawned(pid: int) -> list[int]:
     """The daemon's spawned Python children (a bulk model, a parse pool)."""
-    found = []
-    for child in _children(pid):
-        try:
-            if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes():
-                found.append(child)
-        except OSError:
-            pass   # gone meanwhile
-    return found
+    return [p.pid for p in descendants(pid) if "spawn_main" in p.cmdline]
 
 
 def _drained(d):
