@@ -110,10 +110,13 @@ class Engine:
         self.annotations = Annotations(store, lambda: self.settings)
         # Blame per file on its own thread (seconds on long histories), never the worker's.
         self.owners = Owners(lambda: self.settings, store)
-        self.indexer.before_write = self._before_write
         # Semantic layer: loaded in the background so the socket is up at once.
         self.enrich = Enricher(store, lambda: self.settings, lambda: self.notify(self.brief()),
                                embed=embed, relations=self.relations)
+        # Annotations carry words, so they come before the hot keyword index;
+        # cached vectors only before the table's commits (Store.write).
+        self.indexer.before_write = self.annotations.apply
+        self.indexer.before_table = self.enrich.fill_from_cache
 
     # -- lifecycle ---------------------------------------------------------
     def start(self) -> None:
@@ -485,11 +488,6 @@ class Engine:
         self._maybe_upkeep()
         self.enrich.wake()
         self.notify(self.brief())
-
-    def _before_write(self, rows: list[dict]) -> None:
-        """Rows about to be stored: keep valid annotations, reuse cached vectors."""
-        self.annotations.apply(rows)
-        self.enrich.fill_from_cache(rows)
 
     def _maybe_upkeep(self, force: bool = False, purge: bool = False) -> dict:
         """Compaction and old-version cleanup so the store does not grow without bound."""

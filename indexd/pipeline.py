@@ -314,8 +314,12 @@ class Indexer:
         self.on_progress = on_progress or (lambda event: None)
         self._rules: dict[str, RepoRules] = {}
         # Called with the batch's entry rows just before each store write (the
-        # daemon fills unchanged entries' vectors from the cache here).
+        # daemon gives them their annotations here: words the keyword index needs).
         self.before_write: Callable[[list[dict]], object] | None = None
+        # Called with them once the hot keyword index has them, before the
+        # table's commits (the daemon fills unchanged entries' vectors from the
+        # cache here: a save is keyword-searchable without waiting for that read).
+        self.before_table: Callable[[list[dict]], object] | None = None
 
     # -- planning ----------------------------------------------------------
     def rules(self, repo: str, fresh: bool = False) -> RepoRules:
@@ -518,7 +522,7 @@ class Indexer:
             if pending and self.before_write is not None:
                 self.before_write([row for w in pending for row in w.entries])
             if pending:
-                self.store.write(pending)
+                self.store.write(pending, before_table=self.before_table)
                 pending.clear()
         if touched:
             self.store.write_records(touched)
@@ -527,7 +531,8 @@ class Indexer:
     def _packed(self) -> bool:
         """Packed rows for a writer that never looks at them (the one-shot): the
         daemon's hook and hot indexes take row dicts."""
-        return (self.before_write is None and self.store.text_index is None
+        return (self.before_write is None and self.before_table is None
+                and self.store.text_index is None
                 and self.store.vector_index is None)
 
     def _shards(self, plans: list[Plan], report: Report) -> dict:

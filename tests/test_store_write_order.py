@@ -63,3 +63,50 @@ def test_a_failed_table_write_puts_the_hot_index_back(git_repo, make_store, erro
     assert store.text_index.ready
     assert _words(store, "quagga") == [] and _words(store, "okapi") == ["settle", "<file>"]
     assert store.text_index.docs == store.count("entries")
+
+
+def test_a_save_is_keyword_searchable_before_its_cached_vectors_are_read(git_repo, make_store):
+    """The daemon's vector cache lookup (a scan of the cache table) runs after the
+    hot keyword index has the save, not before it; the rows still get their vectors."""
+    from indexd.enrich.embedder import HashEmbedder
+    from indexd.enrich.vectors import VectorStage
+
+    settings, store = _indexed(git_repo, make_store)
+    embedder = HashEmbedder(32)
+    store.switch_model(embedder.model_id, embedder.dim)
+    stage = VectorStage(store, embedder, batch=8)
+    stage.drain()
+    assert store.count_missing_vectors() == 0
+    indexer = Indexer(settings, store)
+    seen = []
+
+    def fill(rows):
+        seen.append(_words(store, "quagga"))
+        return stage.fill_from_cache(rows)
+    indexer.before_table = fill
+    # the file entry changes, settle's vector is the cache's (its text is unchanged
+    # but for the word, so a new one): the fill runs either way
+    git_repo.write("pay.py", V2 + "\n")
+    indexer.index()
+    assert seen == [["settle", "<file>"]]
+    assert _words(store, "quagga") == ["settle", "<file>"]
+    assert store.text_index.docs == store.count("entries")
+
+
+def test_cached_vectors_filled_after_the_hot_index_reach_the_table(git_repo, make_store):
+    from indexd.enrich.embedder import HashEmbedder
+    from indexd.enrich.vectors import VectorStage
+
+    settings, store = _indexed(git_repo, make_store)
+    embedder = HashEmbedder(32)
+    store.switch_model(embedder.model_id, embedder.dim)
+    stage = VectorStage(store, embedder, batch=8)
+    stage.drain()
+    indexer = Indexer(settings, store)
+    indexer.before_table = stage.fill_from_cache
+    git_repo.write("pay.py", V2)
+    indexer.index()
+    stage.drain()
+    git_repo.write("pay.py", V1)        # back: every text is in the cache
+    indexer.index()
+    assert store.count_missing_vectors() == 0, "the vectors came from the cache, unembedded"

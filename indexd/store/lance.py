@@ -250,21 +250,26 @@ class Store:
         return query.limit(None).to_arrow() if hasattr(query, "to_arrow") else query.to_arrow()
 
     # -- writes ------------------------------------------------------------
-    def write(self, writes: list[FileWrite]) -> None:
+    def write(self, writes: list[FileWrite], before_table=None) -> None:
         """Replace the rows of these files (entries, links, then file rows).
 
         The hot keyword index first: searches answer from it, and the table's
         commits take longer than its update (a save is searchable that much
-        sooner). A table write that fails puts it back to what the table holds."""
+        sooner). ``before_table(rows)`` then runs on the entry rows (the daemon's
+        vector cache fill, which keyword search does not wait for). A table
+        write that fails puts the hot index back to what the table holds."""
         if not writes:
             return
         keys = [w.record.key for w in writes]
         entries, links = self._batch_tables(writes)
         files = [_file_row(w.record) for w in writes]
         rows = None
-        if self.text_index is not None or self.vector_index is not None:
+        if self.text_index is not None or self.vector_index is not None or before_table:
             rows = entries.to_pylist() if isinstance(entries, pa.Table) else entries
         self._hot("text_index", "replace_files", keys, rows)
+        if before_table is not None and rows:
+            before_table(rows)
+            entries = rows
         try:
             self._fault("write")
             with self.lock.write():

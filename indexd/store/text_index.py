@@ -87,6 +87,12 @@ def _schema():
     return b.build()
 
 
+def fingerprint(row: dict) -> int:
+    """What a row's document is made of, as one number: equal rows give equal
+    documents (every field ``_doc_fields`` and ``_ranked`` read is a column)."""
+    return hash(tuple(row.get(c) for c in COLUMNS))
+
+
 def _ranked(row: dict) -> tuple:
     """The row's RANKED fields, repeated strings shared (many rows per file, many
     methods named ``__init__``): 7 MB for the stdlib's 21k entries, 8 without."""
@@ -141,12 +147,14 @@ class TextIndex:
         self.boosts = dict(boosts or DEFAULT_BOOSTS)
         self.ready = False
         self.docs = 0
-        # slot -> RANKED fields of the document holding it; file_key -> slots.
-        # A slot is never reused, so what it maps to never changes: a searcher
-        # older than a delete may miss one (it then fetches the document).
+        # slot -> RANKED fields of the document holding it; file_key -> entry
+        # id -> (slot, fingerprint of the row's indexed fields). A slot is never
+        # reused, so what it maps to never changes: a searcher older than a
+        # delete may miss one (it then fetches the document).
         self._ranked: dict[int, tuple] = {}
-        self._slots: dict[str, list[int]] = {}
+        self._files: dict[str, dict[str, tuple[int, int]]] = {}
         self._next_slot = 0
+        self.added = 0      # documents written since start (a save should add few)
 
     @property
     def ranked(self) -> int:
@@ -163,10 +171,11 @@ class TextIndex:
             # the table: the scan has it, a second document would duplicate it.
             self._writer.delete_all_documents()
             self._ranked.clear()
-            self._slots.clear()
+            self._files.clear()
             for rows in batches:
                 for row in rows:
-                    self._add(row)
+                    key = row.get("file_key") or ""
+                    self._files.setdefault(key, {})[row["id"]] = (self._add(row), fingerprint(row))
                     n += 1
             self._commit()
             self.ready = True
@@ -174,28 +183,60 @@ class TextIndex:
         return n
 
     def replace_files(self, file_keys: list[str], rows: list[dict]) -> None:
-        """These files' rows are now exactly ``rows`` (the store's write)."""
+        """These files' rows are now exactly ``rows`` (the store's write).
+
+        Only rows whose indexed fields changed are written again: a save of a
+        277-entry file that edits one function rewrites one document, not 277
+        (building a document, its body words above all, was most of a save's
+        hot-index time: bench/freshness.py)."""
+        by_file: dict[str, list[dict]] = {key: [] for key in file_keys}
+        for row in rows:
+            by_file.setdefault(row.get("file_key") or "", []).append(row)
         with self._lock:
-            for key in file_keys:
-                self._writer.delete_documents_by_term("file_key", key)
-                self._forget_file(key)
-            for row in rows:
-                self._add(row)
-            self._commit()
+            changed = False
+            for key, file_rows in by_file.items():
+                changed |= self._replace_file(key, file_rows)
+            if changed:
+                self._commit()
+
+    def _replace_file(self, key: str, rows: list[dict]) -> bool:
+        held = self._files.pop(key, {})
+        now: dict[str, tuple[int, int]] = {}
+        changed = False
+        for row in rows:
+            entry_id = row["id"]
+            mark = fingerprint(row)
+            old = held.pop(entry_id, None)
+            if old is not None and old[1] == mark and entry_id not in now:
+                now[entry_id] = old
+                continue
+            if old is not None:
+                self._drop(entry_id, old[0])
+            now[entry_id] = (self._add(row), mark)
+            changed = True
+        for entry_id, (slot, _) in held.items():
+            self._drop(entry_id, slot)
+            changed = True
+        if now:
+            self._files[key] = now
+        return changed
 
     def upsert(self, rows: list[dict]) -> None:
         with self._lock:
             for row in rows:
-                self._writer.delete_documents_by_term("id", row["id"])
-                self._forget_id(row.get("file_key") or "", row["id"])
-                self._add(row)
+                key = row.get("file_key") or ""
+                old = self._files.get(key, {}).pop(row["id"], None)
+                if old is not None:
+                    self._drop(row["id"], old[0])
+                self._files.setdefault(key, {})[row["id"]] = (self._add(row), fingerprint(row))
             self._commit()
 
     def delete_files(self, file_keys: list[str]) -> None:
         with self._lock:
             for key in file_keys:
                 self._writer.delete_documents_by_term("file_key", key)
-                self._forget_file(key)
+                for slot, _ in self._files.pop(key, {}).values():
+                    self._ranked.pop(slot, None)
             self._commit()
 
     def delete_repo(self, realm: str, repo: str) -> None:
@@ -204,26 +245,21 @@ class TextIndex:
             gone = {s for s, r in self._ranked.items() if r[1] == realm and r[2] == repo}
             for slot in gone:
                 del self._ranked[slot]
-            self._slots = {k: kept for k, v in self._slots.items()
-                           if (kept := [s for s in v if s not in gone])}
+            self._files = {k: kept for k, held in self._files.items()
+                           if (kept := {i: v for i, v in held.items() if v[0] not in gone})}
             self._commit()
 
-    def _add(self, row: dict) -> None:
+    def _add(self, row: dict) -> int:
         slot = self._next_slot
         self._next_slot += 1
         self._writer.add_document(self._tantivy.Document(**_doc_fields(row), slot=slot))
         self._ranked[slot] = _ranked(row)
-        self._slots.setdefault(row.get("file_key") or "", []).append(slot)
+        self.added += 1
+        return slot
 
-    def _forget_file(self, key: str) -> None:
-        for slot in self._slots.pop(key, ()):
-            self._ranked.pop(slot, None)
-
-    def _forget_id(self, key: str, entry_id: str) -> None:
-        slots = self._slots.get(key, [])
-        for slot in [s for s in slots if self._ranked.get(s, ("",))[0] == entry_id]:
-            slots.remove(slot)
-            self._ranked.pop(slot, None)
+    def _drop(self, entry_id: str, slot: int) -> None:
+        self._writer.delete_documents_by_term("id", entry_id)
+        self._ranked.pop(slot, None)
 
     def _commit(self) -> None:
         self._writer.commit()
