@@ -34,7 +34,7 @@ from .query.search import in_memory, keyword_search
 from .annotations import Annotations
 from .batch_timing import BatchTiming, with_embedded
 from .enrich.worker import PENDING_TTL_S, Enricher
-from .memory import rss_bytes, trim
+from .memory import GcPauses, freeze_heap, refreeze, rss_bytes, trim
 from .owners import Owners
 from .relations import Relations
 from .server.methods import repo_status
@@ -92,6 +92,7 @@ class Engine:
         self.stopping = False
         self.paused = False
         self.started = time.time()
+        self.gc_pauses = GcPauses()
         self.error_state: str | None = None
         self.config_error: str | None = None             # a bad config reload, until a good one
         self.failures = 0
@@ -125,6 +126,7 @@ class Engine:
         # which then falls back to periodic reconciliation.
         self.watcher.start()
         self._sync_repos(initial=True)
+        self.gc_pauses.install()
         self.thread.start()
         self.enrich.start()
         self.owners.start()
@@ -137,6 +139,7 @@ class Engine:
         self.thread.join(timeout=60)
         self.enrich.stop()
         self.owners.stop()
+        self.gc_pauses.uninstall()
 
     def set_paused(self, paused: bool) -> None:
         """Pause: changes are still collected, nothing is indexed until resume."""
@@ -279,6 +282,9 @@ class Engine:
         self._build_hot_indexes()
         self.relations.build()
         while True:
+            # What the builds and batches keep is long-lived: out of the cycle
+            # collector's walk (memory.py; cheap enough to do every cycle).
+            freeze_heap()
             with self.cond:
                 work = self._wait_for_work()
                 if work is None:
@@ -509,6 +515,7 @@ class Engine:
             self.store.ensure_fts()
             self.store.ensure_key_indexes()   # a purge's rewrite dropped them
             self._stats_cache = None
+            refreeze()   # cycles among frozen objects are collected here, once
         except Exception as exc:  # noqa: BLE001 - upkeep retries next time
             log.warning("store upkeep failed: %s", exc)
             return {"error": str(exc)}
@@ -738,7 +745,8 @@ class Engine:
                 info["last_indexed"] = max(info["last_indexed"] or 0.0, state.last_batch) or None
                 repos.append(info)
             realms.append({"name": name, "repos": repos})
-        return {"daemon": _process_info(self.started), "realms": realms,
+        return {"daemon": _process_info(self.started) | {"gc": self.gc_pauses.to_json()},
+                "realms": realms,
                 "queues": {"parse": self.pending(), "embed": self.enrich.pending() or 0},
                 "embedding": self.enrich.status(),
                 "keyword_index": self._keyword_index_status(),

@@ -57,3 +57,73 @@ def rss_bytes() -> int:
         import resource
 
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+# -- the cycle collector ----------------------------------------------------
+# The daemon holds millions of long-lived objects (the graph's facts, the hot
+# keyword index's ranked rows), and each full collection walked all of them:
+# ~200 ms with the GIL held, every 2-7 s while a realm embedded, finding
+# nothing (bench/freshness.py: the saves that took 270 ms to parse instead of
+# 55 were the ones a full collection stopped). Frozen objects are never walked;
+# refcounting still frees them, so only cyclic garbage among them waits for
+# the next ``refreeze`` (the store's upkeep, every 10 minutes).
+
+
+def freeze_heap() -> int:
+    """Move every object alive now out of the collector's reach (cheap: a
+    list splice); returns how many are frozen."""
+    import gc
+
+    gc.freeze()
+    return gc.get_freeze_count()
+
+
+def refreeze() -> int:
+    """Collect the cycles among frozen objects once, then freeze again."""
+    import gc
+
+    gc.unfreeze()
+    gc.collect()
+    return freeze_heap()
+
+
+class GcPauses:
+    """Full collections seen since start: how many, the longest and the last
+    (ms). Installed once by the daemon; status shows it."""
+
+    def __init__(self):
+        self.full = 0
+        self.max_ms = 0.0
+        self.last_ms = 0.0
+        self._started = 0.0
+
+    def install(self) -> "GcPauses":
+        import gc
+
+        gc.callbacks.append(self._seen)
+        return self
+
+    def uninstall(self) -> None:
+        import gc
+
+        if self._seen in gc.callbacks:
+            gc.callbacks.remove(self._seen)
+
+    def _seen(self, phase: str, info: dict) -> None:
+        import time
+
+        if info.get("generation") != 2:
+            return
+        if phase == "start":
+            self._started = time.perf_counter()
+            return
+        ms = (time.perf_counter() - self._started) * 1000
+        self.full += 1
+        self.last_ms = ms
+        self.max_ms = max(self.max_ms, ms)
+
+    def to_json(self) -> dict:
+        import gc
+
+        return {"frozen": gc.get_freeze_count(), "full_collections": self.full,
+                "last_full_ms": round(self.last_ms, 1), "max_full_ms": round(self.max_ms, 1)}
