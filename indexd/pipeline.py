@@ -518,6 +518,11 @@ class Indexer:
         pending.append(outcome.write)
 
     def _flush(self, pending: list[FileWrite], touched: list[FileRecord]) -> None:
+        # The words first, outside the writer lock: the embed stage holds it while
+        # it writes a step's vectors (hundreds of ms on a big realm), which keyword
+        # search need not wait for. The write below rewrites only what changed
+        # since (an annotation), as the hot index keeps a fingerprint per row.
+        self.store.write_words(pending)
         with self.store.writer:     # an annotation written meanwhile is not lost
             if pending and self.before_write is not None:
                 self.before_write([row for w in pending for row in w.entries])

@@ -110,3 +110,38 @@ def test_cached_vectors_filled_after_the_hot_index_reach_the_table(git_repo, mak
     git_repo.write("pay.py", V1)        # back: every text is in the cache
     indexer.index()
     assert store.count_missing_vectors() == 0, "the vectors came from the cache, unembedded"
+
+
+def test_a_save_is_keyword_searchable_while_another_writer_holds_the_store(git_repo, make_store):
+    """The embed stage holds the store's writer lock while it writes a step's
+    vectors; a save's words do not wait for it, its table rows do."""
+    import threading
+
+    from testlib import wait_until
+
+    settings, store = _indexed(git_repo, make_store)
+    git_repo.write("pay.py", V2)
+    held, release, done = threading.Event(), threading.Event(), threading.Event()
+
+    def vector_write():
+        with store.writer:
+            held.set()
+            release.wait(60)
+
+    holder = threading.Thread(target=vector_write)
+    holder.start()
+    indexer = threading.Thread(target=lambda: (Indexer(settings, store).index(), done.set()))
+    try:
+        assert held.wait(10), "the other writer holds the lock"
+        indexer.start()
+        wait_until(lambda: _words(store, "quagga") == ["settle", "<file>"], timeout=30,
+                   what="the save's words searchable while the lock is held")
+        assert not done.is_set()
+        assert store.count("entries", "doc LIKE '%quagga%'") == 0, "its rows wait for the lock"
+    finally:
+        release.set()
+        holder.join(30)
+        if indexer.ident is not None:
+            indexer.join(60)
+    assert done.is_set() and store.count("entries", "doc LIKE '%quagga%'") == 1
+    assert _words(store, "okapi") == [] and store.text_index.docs == store.count("entries")

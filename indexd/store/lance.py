@@ -285,6 +285,14 @@ class Store:
         self._drop_origins([w.record.key for w in writes
                             if self.shared_origin(w.record.key, w.record.hash) is None])
 
+    def write_words(self, writes: list[FileWrite]) -> None:
+        """These files' rows into the hot keyword index now, ahead of ``write``
+        (which takes the writer lock and brings the index in step again)."""
+        if self.text_index is None or not writes or any(w.packed for w in writes):
+            return
+        self._hot("text_index", "replace_files", [w.record.key for w in writes],
+                  [row for w in writes for row in w.entries])
+
     def _resync_text_index(self, keys: list[str]) -> None:
         """The hot keyword index holds these files as the table does again."""
         if self.text_index is None:
@@ -332,14 +340,15 @@ class Store:
         if index is None:
             return
         started = time.perf_counter()
+        changed = None
         try:
-            getattr(index, op)(*args)
+            changed = getattr(index, op)(*args)
         except Exception as exc:  # noqa: BLE001 - the table stays the truth
             log.warning("keyword index update failed, searching the table instead: %s", exc)
             index.ready = False
         if op in WRITER_HOT_OPS:   # the enrich thread's upserts are not a batch's
             self.hot_s += time.perf_counter() - started
-            if name == "text_index":
+            if name == "text_index" and changed is not False:   # False: nothing to write
                 self.hot_at = time.time()
 
     def _batch_tables(self, writes: list[FileWrite]):

@@ -182,8 +182,9 @@ class TextIndex:
         log.info("text index built docs=%s", n)
         return n
 
-    def replace_files(self, file_keys: list[str], rows: list[dict]) -> None:
-        """These files' rows are now exactly ``rows`` (the store's write).
+    def replace_files(self, file_keys: list[str], rows: list[dict]) -> bool:
+        """These files' rows are now exactly ``rows`` (the store's write); False
+        when every document already was what they make.
 
         Only rows whose indexed fields changed are written again: a save of a
         277-entry file that edits one function rewrites one document, not 277
@@ -198,6 +199,7 @@ class TextIndex:
                 changed |= self._replace_file(key, file_rows)
             if changed:
                 self._commit()
+            return changed
 
     def _replace_file(self, key: str, rows: list[dict]) -> bool:
         held = self._files.pop(key, {})
