@@ -443,13 +443,14 @@ class Engine:
             finally:
                 self.enrich.hold_vectors = False
             timing.mark("written")
-            if not self.debouncer.pending():
-                self.enrich.save_written()
             if getattr(self.store, "hot_at", 0.0) > timing.marks["start"]:
                 timing.mark("searchable", self.store.hot_at)
             # Before the graph update: the embed thread starts on them meanwhile.
+            # Queued before the gate opens, so the model's next move is theirs.
             if len(report.changed_paths) <= PRIORITY_EMBED_MAX:
                 self.enrich.prioritize(file_key(*k) for k in report.changed_paths)
+            if not self.debouncer.pending():
+                self.enrich.save_written()
             timing.mark("embed_queued")
             self._update_graph(report, bool(rescans), rebuild=bool(purged))
             timing.mark("graph")

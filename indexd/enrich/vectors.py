@@ -106,8 +106,15 @@ class VectorStage:
                 missing.setdefault(key, text)
         if self.grow_cached:
             self._scale = min(self._scale * 4, MAX_SCALE) if not missing else 1
-        fresh = self._encode(list(missing.items()), stop=None if priority else self._saved_waiting)
+        stop = None if priority else self._saved_waiting
+        fresh = self._encode(list(missing.items()), stop=stop)
         self.embedded += len(fresh)
+        if stop is not None and len(fresh) < len(missing) and stop():
+            # A saved file waits: its rows go next, and this step's vectors go to
+            # the cache only (the rows' write, ~100-150 ms on a big realm, waits
+            # for the next backlog step, which finds them there).
+            self.store.cache_put(self.model_id, fresh)
+            return len(fresh)
         vectors.update(fresh)
         done = [(r, k) for r, k in zip(rows, keys) if k in vectors]
         updates = {r["id"]: (k, vectors[k]) for r, k in done}
@@ -137,6 +144,9 @@ class VectorStage:
             part = items[start:start + size]
             if self.pause is not None:
                 self.pause()
+                # a save written while this waited has queued its rows: they go first
+                if fresh and stop is not None and stop():
+                    break
             fresh.update(zip((k for k, _ in part), self._encode_part([t for _, t in part])))
             if stop is not None and start + size < len(items) and stop():
                 break

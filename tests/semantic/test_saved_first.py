@@ -89,3 +89,61 @@ def test_backlog_steps_take_step_rows_while_a_saved_file_takes_a_small_step(git_
     stored = stage.step()
     assert stored == 32 and store.count_missing_vectors() == before - 32
     assert len(store.rows_needing_vectors(100, file_keys=[saved_key])) == saved_before - 32
+
+
+def test_a_stopped_backlog_step_leaves_its_vectors_in_the_cache_for_the_next(git_repo, make_store):
+    """The step a save stops writes no rows (that write would delay the saved
+    file's): its vectors wait in the cache, and the next backlog step stores them
+    without asking the model again."""
+    git_repo.write("backlog.py", BACKLOG)
+    git_repo.commit("base")
+    settings = settings_with_realm("work", git_repo.path)
+    store = make_store(settings)
+    indexer = Indexer(settings, store)
+    indexer.index()
+    backlog = store.count_missing_vectors()
+
+    def save():
+        git_repo.write("saved.py", SAVED)
+        indexer.index()
+        stage.prioritize([store.file_records(realm="work", repo=str(git_repo.path))["saved.py"].key])
+
+    embedder = SaveDuringFirstBatch(save)
+    store.switch_model(embedder.model_id, embedder.dim)
+    stage = VectorStage(store, embedder, batch=8)
+    assert stage.step() == 8 and embedder.batches == [8]
+    saved_key = store.file_records(realm="work", repo=str(git_repo.path))["saved.py"].key
+    saved = len(store.rows_needing_vectors(10, file_keys=[saved_key]))
+    assert store.count_missing_vectors() == backlog + saved, "no backlog row written"
+    stage.step()                      # the saved file's rows
+    asked = len(embedder.batches)
+    stored = stage.step()             # the backlog again: the first 8 from the cache
+    assert stored == 32
+    assert sum(embedder.batches[asked:]) == 32 - 8, "the cached 8 were not embedded again"
+
+
+def test_a_save_written_while_the_model_waited_at_the_gate_goes_before_its_next_batch(
+        git_repo, make_store):
+    git_repo.write("backlog.py", BACKLOG)
+    git_repo.commit("base")
+    settings = settings_with_realm("work", git_repo.path)
+    store = make_store(settings)
+    indexer = Indexer(settings, store)
+    indexer.index()
+    pauses = []
+
+    def pause():   # the gate: the second wait is the one a save was written during
+        pauses.append(len(embedder.batches))
+        if len(pauses) == 2:
+            git_repo.write("saved.py", SAVED)
+            indexer.index()
+            stage.prioritize([store.file_records(realm="work",
+                                                 repo=str(git_repo.path))["saved.py"].key])
+
+    embedder = SaveDuringFirstBatch(None)
+    store.switch_model(embedder.model_id, embedder.dim)
+    stage = VectorStage(store, embedder, batch=8, pause=pause)
+    assert stage.step() == 8 and embedder.batches == [8], "no batch after the gate opened"
+    saved_key = store.file_records(realm="work", repo=str(git_repo.path))["saved.py"].key
+    stage.step()
+    assert store.rows_needing_vectors(10, file_keys=[saved_key]) == []
