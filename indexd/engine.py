@@ -118,6 +118,11 @@ class Engine:
         # cached vectors only before the table's commits (Store.write).
         self.indexer.before_write = self.annotations.apply
         self.indexer.before_table = self.enrich.fill_from_cache
+        # A save does not rebuild the table's full-text index (1.2 s on the stdlib once
+        # the embed stage's rewrites leave enough rows unindexed: a save's semantic
+        # search waited for it); keyword search answers from the hot index, and upkeep
+        # and big batches keep the table's index for readers without the daemon.
+        self.indexer.fts_min_files = TRIM_AFTER_FILES
 
     # -- lifecycle ---------------------------------------------------------
     def start(self) -> None:

@@ -320,6 +320,9 @@ class Indexer:
         # table's commits (the daemon fills unchanged entries' vectors from the
         # cache here: a save is keyword-searchable without waiting for that read).
         self.before_table: Callable[[list[dict]], object] | None = None
+        # Batches that changed fewer files than this leave the table's full-text
+        # index to later (the daemon: its upkeep; it answers from its hot index).
+        self.fts_min_files = 1
 
     # -- planning ----------------------------------------------------------
     def rules(self, repo: str, fresh: bool = False) -> RepoRules:
@@ -482,7 +485,7 @@ class Indexer:
             self._record_extractor(plans)
         report.deleted = len(deleted)
         report.changed_paths.extend(tuple(k.split("\x1f")) for k in deleted)
-        if report.parsed or report.shared or report.deleted:
+        if report.parsed + report.shared + report.deleted >= self.fts_min_files:
             with stages.timed("fts"):
                 self.store.ensure_fts()
         report.seconds = time.monotonic() - started

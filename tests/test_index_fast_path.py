@@ -102,7 +102,7 @@ def test_packed_commits_are_split_by_size(git_repo, make_store, monkeypatch):
     store = make_store(settings)
     writes = []
     real_write = store.write
-    monkeypatch.setattr(store, "write", lambda batch: (writes.append(len(batch)), real_write(batch)))
+    monkeypatch.setattr(store, "write", lambda batch, **kw: (writes.append(len(batch)), real_write(batch, **kw)))
     index_with(settings, store, dicts=False)
     assert len(writes) > 3, writes
     assert full_rows(store) == full_rows(want_store)

@@ -145,3 +145,27 @@ def test_a_save_is_keyword_searchable_while_another_writer_holds_the_store(git_r
             indexer.join(60)
     assert done.is_set() and store.count("entries", "doc LIKE '%quagga%'") == 1
     assert _words(store, "okapi") == [] and store.text_index.docs == store.count("entries")
+
+
+def test_a_daemons_save_leaves_the_tables_full_text_index_to_upkeep(git_repo, make_store):
+    """Rebuilding the table's full-text index took 1.2 s of a save on the stdlib
+    (bench/freshness.py: the slow semantic saves); the daemon answers keyword search
+    from its hot index, so a small batch no longer checks it. The one-shot does."""
+    settings, store = _indexed(git_repo, make_store)
+    calls = []
+    real = store.ensure_fts
+    store.ensure_fts = lambda *a, **k: (calls.append(a), real(*a, **k))[1]
+    daemons = Indexer(settings, store)
+    daemons.fts_min_files = 100          # what the engine sets
+    git_repo.write("pay.py", V2)
+    daemons.index()
+    assert calls == [] and _words(store, "quagga") == ["settle", "<file>"]
+    # a reader without the daemon's hot index finds the saved rows in the table
+    from indexd.query.search import keyword_search
+    hot, store.text_index = store.text_index, None
+    assert any(h["symbol"] == "settle" for h in
+               keyword_search(store, SearchRequest(query="quagga", mode="keyword"))["results"])
+    store.text_index = hot
+    git_repo.write("pay.py", V1)
+    Indexer(settings, store).index()     # the one-shot's default
+    assert calls == [()]
