@@ -69,22 +69,30 @@ def rss_bytes() -> int:
 # the next ``refreeze`` (the store's upkeep, every 10 minutes).
 
 
-def freeze_heap() -> int:
-    """Move every object alive now out of the collector's reach (cheap: a
-    list splice); returns how many are frozen."""
-    import gc
+_frozen_at: float | None = None   # wall time of the last freeze (status)
 
+
+def freeze_heap() -> None:
+    """Move every object alive now out of the collector's reach (a list splice,
+    microseconds; counting them would walk them all: gc.get_freeze_count is not
+    called here)."""
+    import gc
+    import time
+
+    global _frozen_at
     gc.freeze()
-    return gc.get_freeze_count()
+    _frozen_at = time.time()
 
 
 def refreeze() -> int:
-    """Collect the cycles among frozen objects once, then freeze again."""
+    """Collect the cycles among frozen objects once, then freeze again; returns
+    how many objects the collection found unreachable."""
     import gc
 
     gc.unfreeze()
-    gc.collect()
-    return freeze_heap()
+    found = gc.collect()
+    freeze_heap()
+    return found
 
 
 class GcPauses:
@@ -123,7 +131,5 @@ class GcPauses:
         self.max_ms = max(self.max_ms, ms)
 
     def to_json(self) -> dict:
-        import gc
-
-        return {"frozen": gc.get_freeze_count(), "full_collections": self.full,
+        return {"frozen_at": _frozen_at, "full_collections": self.full,
                 "last_full_ms": round(self.last_ms, 1), "max_full_ms": round(self.max_ms, 1)}
