@@ -31,29 +31,39 @@ class SaveDuringFirstBatch(HashEmbedder):
         return super().encode(texts)
 
 
-def test_a_saved_file_is_embedded_after_one_batch_of_the_backlog(git_repo, make_store):
+def _backlog(git_repo, make_store):
+    """A realm of 100 functions, parsed and not embedded; and a save() that writes
+    saved.py, parses it and queues its rows as the engine does after a save."""
     git_repo.write("backlog.py", BACKLOG)
     git_repo.commit("base")
     settings = settings_with_realm("work", git_repo.path)
     store = make_store(settings)
     indexer = Indexer(settings, store)
     indexer.index()
+
+    def save(stage):
+        git_repo.write("saved.py", SAVED)
+        indexer.index()
+        stage.prioritize([_saved_key(git_repo, store)])
+    return store, save
+
+
+def _saved_key(git_repo, store) -> str:
+    return store.file_records(realm="work", repo=str(git_repo.path))["saved.py"].key
+
+
+def test_a_saved_file_is_embedded_after_one_batch_of_the_backlog(git_repo, make_store):
+    store, save = _backlog(git_repo, make_store)
     backlog = store.count_missing_vectors()
     assert backlog > 100
 
-    def save():   # what the engine does after the save's batch
-        git_repo.write("saved.py", SAVED)
-        indexer.index()
-        records = store.file_records(realm="work", repo=str(git_repo.path))
-        stage.prioritize([records["saved.py"].key])
-
-    embedder = SaveDuringFirstBatch(save)
+    embedder = SaveDuringFirstBatch(lambda: save(stage))   # during its first batch
     store.switch_model(embedder.model_id, embedder.dim)
     stage = VectorStage(store, embedder, batch=8)   # a step takes 32 rows
     first = stage.step()
-    # The backlog step stopped at the batch boundary: one batch stored, not 32.
+    # The backlog step stopped at the batch boundary: one batch embedded, not 32.
     assert first == 8 and embedder.batches == [8]
-    saved_key = store.file_records(realm="work", repo=str(git_repo.path))["saved.py"].key
+    saved_key = _saved_key(git_repo, store)
     assert store.rows_needing_vectors(10, file_keys=[saved_key])
     assert stage.priority_done_at is None
 
@@ -95,25 +105,13 @@ def test_a_stopped_backlog_step_leaves_its_vectors_in_the_cache_for_the_next(git
     """The step a save stops writes no rows (that write would delay the saved
     file's): its vectors wait in the cache, and the next backlog step stores them
     without asking the model again."""
-    git_repo.write("backlog.py", BACKLOG)
-    git_repo.commit("base")
-    settings = settings_with_realm("work", git_repo.path)
-    store = make_store(settings)
-    indexer = Indexer(settings, store)
-    indexer.index()
+    store, save = _backlog(git_repo, make_store)
     backlog = store.count_missing_vectors()
-
-    def save():
-        git_repo.write("saved.py", SAVED)
-        indexer.index()
-        stage.prioritize([store.file_records(realm="work", repo=str(git_repo.path))["saved.py"].key])
-
-    embedder = SaveDuringFirstBatch(save)
+    embedder = SaveDuringFirstBatch(lambda: save(stage))
     store.switch_model(embedder.model_id, embedder.dim)
     stage = VectorStage(store, embedder, batch=8)
     assert stage.step() == 8 and embedder.batches == [8]
-    saved_key = store.file_records(realm="work", repo=str(git_repo.path))["saved.py"].key
-    saved = len(store.rows_needing_vectors(10, file_keys=[saved_key]))
+    saved = len(store.rows_needing_vectors(10, file_keys=[_saved_key(git_repo, store)]))
     assert store.count_missing_vectors() == backlog + saved, "no backlog row written"
     stage.step()                      # the saved file's rows
     asked = len(embedder.batches)
@@ -124,26 +122,17 @@ def test_a_stopped_backlog_step_leaves_its_vectors_in_the_cache_for_the_next(git
 
 def test_a_save_written_while_the_model_waited_at_the_gate_goes_before_its_next_batch(
         git_repo, make_store):
-    git_repo.write("backlog.py", BACKLOG)
-    git_repo.commit("base")
-    settings = settings_with_realm("work", git_repo.path)
-    store = make_store(settings)
-    indexer = Indexer(settings, store)
-    indexer.index()
+    store, save = _backlog(git_repo, make_store)
     pauses = []
 
     def pause():   # the gate: the second wait is the one a save was written during
         pauses.append(len(embedder.batches))
         if len(pauses) == 2:
-            git_repo.write("saved.py", SAVED)
-            indexer.index()
-            stage.prioritize([store.file_records(realm="work",
-                                                 repo=str(git_repo.path))["saved.py"].key])
+            save(stage)
 
     embedder = SaveDuringFirstBatch(None)
     store.switch_model(embedder.model_id, embedder.dim)
     stage = VectorStage(store, embedder, batch=8, pause=pause)
     assert stage.step() == 8 and embedder.batches == [8], "no batch after the gate opened"
-    saved_key = store.file_records(realm="work", repo=str(git_repo.path))["saved.py"].key
     stage.step()
-    assert store.rows_needing_vectors(10, file_keys=[saved_key]) == []
+    assert store.rows_needing_vectors(10, file_keys=[_saved_key(git_repo, store)]) == []
