@@ -49,6 +49,7 @@ RECONCILE_EVERY_S = 600        # safety net even when watching works
 UNWATCHED_EVERY_S = 30         # repos we could not watch (inotify limit...)
 BATCH_MAX = 2000
 TRIM_AFTER_FILES = 100         # batches this big give their heap back (memory.trim)
+FTS_AFTER_FILES = 100          # batches this big check the table's full-text index (saves do not)
 GRAPH_MIN_BUDGET_S = 2.0       # incremental graph updates may take this long at least...
 GRAPH_REBUILD_SHARE = 0.5      # ...and a batch changing over half the files rebuilds at once
 PRIORITY_EMBED_MAX = 50       # files of a small batch jump the embedding queue
@@ -122,7 +123,7 @@ class Engine:
         # the embed stage's rewrites leave enough rows unindexed: a save's semantic
         # search waited for it); keyword search answers from the hot index, and upkeep
         # and big batches keep the table's index for readers without the daemon.
-        self.indexer.fts_min_files = TRIM_AFTER_FILES
+        self.indexer.fts_min_files = FTS_AFTER_FILES
 
     # -- lifecycle ---------------------------------------------------------
     def start(self) -> None:
