@@ -302,6 +302,7 @@ class Engine:
         hot = index is not None and index.ready
         return {"hot": hot, "docs": index.docs if index is not None else 0,
                 "ranked": index.ranked if index is not None else 0,
+                "written": index.added if index is not None else 0,
                 "answers_from": "memory" if hot else "table"}
 
     def _vector_index_status(self) -> dict:

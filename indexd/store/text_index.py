@@ -154,7 +154,7 @@ class TextIndex:
         self._ranked: dict[int, tuple] = {}
         self._files: dict[str, dict[str, tuple[int, int]]] = {}
         self._next_slot = 0
-        self.added = 0      # documents written since start (a save should add few)
+        self.added = 0      # documents written since start (status: keyword_index.written)
 
     @property
     def ranked(self) -> int:
@@ -174,8 +174,7 @@ class TextIndex:
             self._files.clear()
             for rows in batches:
                 for row in rows:
-                    key = row.get("file_key") or ""
-                    self._files.setdefault(key, {})[row["id"]] = (self._add(row), fingerprint(row))
+                    self._add_kept(row)
                     n += 1
             self._commit()
             self.ready = True
@@ -230,7 +229,7 @@ class TextIndex:
                 old = self._files.get(key, {}).pop(row["id"], None)
                 if old is not None:
                     self._drop(row["id"], old[0])
-                self._files.setdefault(key, {})[row["id"]] = (self._add(row), fingerprint(row))
+                self._add_kept(row)
             self._commit()
 
     def delete_files(self, file_keys: list[str]) -> None:
@@ -258,6 +257,11 @@ class TextIndex:
         self._ranked[slot] = _ranked(row)
         self.added += 1
         return slot
+
+    def _add_kept(self, row: dict) -> None:
+        """Add a document and remember its slot and fingerprint under its file."""
+        key = row.get("file_key") or ""
+        self._files.setdefault(key, {})[row["id"]] = (self._add(row), fingerprint(row))
 
     def _drop(self, entry_id: str, slot: int) -> None:
         self._writer.delete_documents_by_term("id", entry_id)
