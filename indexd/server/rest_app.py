@@ -52,6 +52,9 @@ SINGLE_HEADERS = (b"content-length", b"authorization", b"host")
 SHUTDOWN_GRACE_S = 5
 
 
+BODY_READ = "indexd.body_read"   # scope key: False while the request's body is unread
+
+
 class _Server(uvicorn.Server):
     """uvicorn without its signal handlers: the daemon owns SIGTERM/SIGINT."""
 
@@ -182,7 +185,13 @@ class RestApi:
         try:
             response = await self._answer(scope, receive)
         except HttpError as err:
-            response = json_response(err.status, err.body(), err.headers)
+            extra = dict(err.headers or {})
+            if err.status == 505 or not scope.get(BODY_READ, True):
+                # A body we will never read (refused on its headers, or cut off)
+                # leaves h11 waiting for it on a kept-alive connection: the client
+                # would hang until a timeout. Closing is what RFC 9112 9.6 asks.
+                extra["Connection"] = "close"
+            response = json_response(err.status, err.body(), extra)
         await response(scope, receive, send)
 
     async def _answer(self, scope, receive) -> Response:
@@ -196,7 +205,10 @@ class RestApi:
         if len(path) > 1:
             path = path.rstrip("/")
         headers = _headers(scope)
+        scope[BODY_READ] = False
         length = _content_length(headers)
+        if not length and "transfer-encoding" not in headers:
+            scope[BODY_READ] = True        # nothing to read
         if self.assets.owns(path):
             return self._web_page(method, path, scope.get("query_string", b""), length)
         name, allowed, rpc_name = route(path)
@@ -211,6 +223,7 @@ class RestApi:
             raise HttpError(413, f"request body too large: {length} bytes (max {self.max_body})",
                             data={"max_body": self.max_body})
         raw = await self._body(receive)
+        scope[BODY_READ] = True
         origin = Origin.http(scope.get("client"))      # for the audit log
         if name == "health":
             return json_response(200, {"ok": True})

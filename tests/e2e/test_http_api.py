@@ -295,6 +295,43 @@ def test_bad_http_requests(served):
     assert d.proc.poll() is None and req(d, "GET", "/health", token=None)[0] == 200
 
 
+def test_a_refusal_that_leaves_the_body_unread_closes_the_connection(served):
+    """A client told 413 on its Content-Length alone (or 505 for a protocol we do
+    not speak) used to wait, connection open, for the server to read a body it
+    never would: curl and requests hung until their own timeout."""
+    d = served
+    too_big = (b"POST /api/v1/search HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+               + d.token.encode() + b"\r\nContent-Length: 99999999\r\n\r\n")
+    for payload, status in ((too_big, b"413"), (b"GET /api/v1/health HTTP/2.0\r\n\r\n", b"505"),
+                            (b"POST /api/v1/nowhere HTTP/1.1\r\nHost: x\r\n"
+                             b"Content-Length: 5000\r\n\r\n", b"404")):
+        reply, closed = _raw_until_closed(d, payload)
+        assert reply.startswith(b"HTTP/1.1 " + status + b" "), reply[:80]
+        assert b"\r\nconnection: close\r\n" in reply.lower(), reply[:300]
+        assert closed, f"the server kept the connection open after {status.decode()}"
+    # a refusal after the whole body was read keeps the connection for the next request
+    reply, closed = _raw_until_closed(
+        d, b"POST /api/v1/search HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + d.token.encode()
+        + b"\r\nContent-Length: 2\r\n\r\n{["
+        b"GET /api/v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    assert reply.startswith(b"HTTP/1.1 400 ") and b"HTTP/1.1 200 OK" in reply and closed, reply[:300]
+
+
+def _raw_until_closed(d: HttpDaemon, payload: bytes, timeout: float = 60) -> tuple[bytes, bool]:
+    """What the server sent, and whether it closed the connection (else the timeout)."""
+    s = socket.create_connection(("127.0.0.1", d.port), timeout=timeout)
+    try:
+        s.sendall(payload)
+        chunks = []
+        while b := s.recv(65536):
+            chunks.append(b)
+        return b"".join(chunks), True
+    except socket.timeout:
+        return b"".join(chunks), False
+    finally:
+        s.close()
+
+
 def _raw(d: HttpDaemon, payload: bytes) -> bytes:
     s = socket.create_connection(("127.0.0.1", d.port), timeout=10)
     try:
