@@ -116,6 +116,7 @@ class Settings:
     secret_allow: tuple = ()                         # globs exempt from secret checks
     version_retention_s: int = 300                   # keep old store versions for live readers
     git_lock_stale_s: int = 120                      # an older .git/index.lock is a crashed git's
+    unwatched_reconcile_s: int = 30                  # a repo that cannot be watched is reconciled this often
     fault_injection: str = ""                        # tests only: "write:N" fails N store writes (ENOSPC)
     message_timeout_s: int = 30                      # a half-sent socket message; 0 = no limit
     audit_log: bool = False                          # JSON lines of every request (indexd/audit.py)
@@ -146,7 +147,8 @@ CHOICES = {"summarize": ("off", "docstring", "llm"),
 EMBED_MODEL_FORMS = ("default", "off", "hash", "ollama:MODEL", "/path/to/model-dir")
 # Integer settings with bounds: outside them is a mistake, not a value to clamp.
 INT_RANGES = {"embed_max_tokens": (32, 512), "embed_step": (16, 4096),
-              "embed_bulk_rows": (0, 100_000_000), "embed_threads": (0, 64), "embed_nice": (0, 19)}
+              "embed_bulk_rows": (0, 100_000_000), "embed_threads": (0, 64), "embed_nice": (0, 19),
+              "unwatched_reconcile_s": (1, 86_400)}
 
 
 def default_paths(env: dict) -> Paths:

@@ -46,7 +46,6 @@ from .watch.watcher import COOKIE_PREFIX, Watcher
 log = logging.getLogger(__name__)
 
 RECONCILE_EVERY_S = 600        # safety net even when watching works
-UNWATCHED_EVERY_S = 30         # repos we could not watch (inotify limit...)
 BATCH_MAX = 2000
 TRIM_AFTER_FILES = 100         # batches this big give their heap back (memory.trim)
 FTS_AFTER_FILES = 100          # batches this big check the table's full-text index (saves do not)
@@ -395,7 +394,8 @@ class Engine:
             if state.busy:
                 continue
             if state.rescan is None:
-                every = UNWATCHED_EVERY_S if self.watcher.state(realm, repo) != "ok" else RECONCILE_EVERY_S
+                unwatched = self.watcher.state(realm, repo) != "ok"
+                every = self.settings.unwatched_reconcile_s if unwatched else RECONCILE_EVERY_S
                 if now - state.last_reconcile >= every:
                     state.rescan, state.rescan_since = "periodic", now
                 else:

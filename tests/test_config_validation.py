@@ -191,3 +191,16 @@ def test_embed_max_tokens_from_file_and_env(indexd_home, monkeypatch):
     monkeypatch.setenv("INDEXD_EMBED_MAX_TOKENS", "1000")
     with pytest.raises(ConfigError, match=r"INDEXD_EMBED_MAX_TOKENS.*1000.*32\.\.512"):
         load_settings()
+
+
+@pytest.mark.parametrize("line", ["unwatched_reconcile_s = 0", 'unwatched_reconcile_s = "often"'])
+def test_unwatched_reconcile_s_outside_its_range_is_refused(indexd_home, line):
+    write_config(line + "\n")
+    with pytest.raises(ConfigError, match=r"unwatched_reconcile_s.*config.toml|config.toml.*unwatched_reconcile_s"):
+        load_settings()
+
+
+def test_unwatched_reconcile_s_defaults_to_30_and_env_sets_it(indexd_home, monkeypatch):
+    assert load_settings().unwatched_reconcile_s == 30
+    monkeypatch.setenv("INDEXD_UNWATCHED_RECONCILE_S", "3")
+    assert load_settings().unwatched_reconcile_s == 3

@@ -113,6 +113,7 @@ class OnnxEmbedder(LocalModelEmbedder):
                  max_tokens: int | None = None, precision: str = "fp32"):
         super().__init__(min(batch_size, MAX_BATCH))
         self.path = Path(directory)
+        self.onnx_path = Path(onnx_path)      # the export it runs (doctor, tests)
         try:
             layout = json.loads(onnx_path.with_suffix(".json").read_text())
             limit = int(layout["max_seq_length"])

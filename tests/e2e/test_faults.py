@@ -568,7 +568,7 @@ def test_inotify_limit_exhausted_falls_back_to_reconciliation(git_repo, daemon):
     old = WATCHES.read_text().strip()
     try:
         WATCHES.write_text("1\n")      # below what any recursive watch needs
-        d = daemon()
+        d = daemon(extra_env={"INDEXD_UNWATCHED_RECONCILE_S": "3"})
         # the socket answers before the watches are scheduled: hold the limit until then
         wait_until(lambda: "daemon started" in d.output(), timeout=30, what="the watches")
     finally:
@@ -582,7 +582,7 @@ def test_inotify_limit_exhausted_falls_back_to_reconciliation(git_repo, daemon):
     git_repo.write("late.py", "def late_unwatched(): pass\n")
     res = d.call("search", query="late unwatched", sync=True, timeout=60)
     assert any(h["symbol"] == "late_unwatched" for h in res["results"])
-    # and without sync, the periodic reconcile of unwatched repos (30 s) picks changes up
+    # and without sync, the periodic reconcile of unwatched repos (3 s here) picks changes up
     git_repo.write("later.py", "def later_periodic(): pass\n")
     wait_until(lambda: any(h["symbol"] == "later_periodic"
                            for h in d.call("search", query="later periodic")["results"]),
