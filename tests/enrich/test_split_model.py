@@ -1,0 +1,118 @@
+"""A model the registry ships as pieces of one zip (embed_model = "mpnet").
+
+The real all-mpnet-base-v2 parts are ~470 MB and not installed for the suite;
+these tests split the real default model the same way into real installed
+distributions (dist-info on sys.path, found through importlib.metadata) and
+load it through the same path. A last test runs the real parts when present.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import logging
+import zipfile
+
+import pytest
+
+from indexd.enrich import split_model
+from indexd.enrich.embedder import default_model_path, load_embedder
+from indexd.enrich.split_model import SPLIT_MODELS, SplitModel
+from indexd.errors import ModelUnavailable
+
+from enrich_fixtures import load_real_model, settings  # noqa: F401 - fixtures
+
+FOLDER = "minilm-split"
+
+
+def _install_parts(site, pieces: int, skip: tuple = ()) -> SplitModel:
+    """The default model zipped under FOLDER/, cut in ``pieces``, each piece an
+    installed distribution in ``site`` (those in ``skip`` left out)."""
+    archive = site / "whole.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_STORED) as zf:
+        zf.writestr(f"{FOLDER}/", "")
+        for path in sorted(default_model_path().rglob("*")):
+            if path.is_file():
+                zf.write(path, f"{FOLDER}/{path.relative_to(default_model_path())}")
+        zf.writestr(f"{FOLDER}/desktop.ini", "[.ShellClassInfo]\n")   # as the real zip has
+    data = archive.read_bytes()
+    archive.unlink()
+    step = len(data) // pieces + 1
+    parts = []
+    for i in range(pieces):
+        dist, member = f"indexd-test-part-{i:03d}", f"indexd_test_part_{i:03d}/whole.zip.{i:03d}"
+        parts.append((dist, member))
+        if i in skip:
+            continue
+        (site / member).parent.mkdir(parents=True)
+        (site / member).write_bytes(data[i * step:(i + 1) * step])
+        info = site / f"indexd_test_part_{i:03d}-0.0.1.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 0.0.1\n")
+    return SplitModel("all-MiniLM-L6-v2", FOLDER, tuple(parts), "mpnet")
+
+
+@pytest.fixture
+def site(tmp_path, monkeypatch):
+    path = tmp_path / "site"
+    path.mkdir()
+    monkeypatch.syspath_prepend(str(path))
+    importlib.invalidate_caches()
+    return path
+
+
+def test_split_parts_are_joined_once_and_embed_as_the_whole_model(site, settings, tmp_path,
+                                                                   monkeypatch, caplog):
+    monkeypatch.setitem(SPLIT_MODELS, "mpnet", _install_parts(site, pieces=3))
+    reference = load_real_model(tmp_path / "home")
+    cache = tmp_path / "models"
+    with caplog.at_level(logging.INFO, logger=split_model.__name__):
+        # torch: the ONNX export of the same weights is the default's business
+        first = load_embedder(settings(embed_model="mpnet", embed_runtime="torch",
+                                       model_cache=str(cache)))
+        second = load_embedder(settings(embed_model="mpnet", embed_runtime="torch",
+                                        model_cache=str(cache)))
+    # Same weights, same name: the model id says these are the default's vectors.
+    assert first.model_id == second.model_id == reference.model_id
+    texts = ["def read_config(path): parse the settings file", "retry with backoff"]
+    for got, want in zip(first.encode(texts), reference.encode(texts)):
+        assert sum(a * b for a, b in zip(got, want)) > 0.9999
+    assert caplog.text.count("unpacking embedding model") == 1     # joined once, then reused
+    [unpacked] = cache.glob(f"{FOLDER}-*")
+    assert (unpacked / "model.safetensors").is_file()
+    assert not (unpacked / "desktop.ini").exists()
+    assert not list(cache.glob(".join-*"))                           # no temp left behind
+
+
+def test_a_missing_part_names_the_package_to_install(site, settings, monkeypatch, tmp_path):
+    monkeypatch.setitem(SPLIT_MODELS, "mpnet", _install_parts(site, pieces=3, skip=(1,)))
+    with pytest.raises(ModelUnavailable, match=r"missing indexd-test-part-001.*"
+                                               r"pip install 'indexd\[mpnet\]'") as exc:
+        load_embedder(settings(embed_model="mpnet", model_cache=str(tmp_path / "models")))
+    assert exc.value.data["missing"] == ["indexd-test-part-001"]
+    assert not (tmp_path / "models").exists()         # nothing joined from a partial set
+
+
+def test_parts_that_are_not_a_model_are_refused_and_leave_nothing(site, settings, monkeypatch,
+                                                                  tmp_path):
+    model = _install_parts(site, pieces=2)
+    (site / model.parts[1][1]).write_bytes(b"not the rest of a zip")
+    monkeypatch.setitem(SPLIT_MODELS, "mpnet", model)
+    cache = tmp_path / "models"
+    with pytest.raises(ModelUnavailable, match="cannot unpack the packaged model's parts"):
+        load_embedder(settings(embed_model="mpnet", model_cache=str(cache)))
+    assert [p.name for p in cache.iterdir()] == [f".{FOLDER}.lock"]
+
+
+def test_the_real_mpnet_parts_when_installed(settings, tmp_path):
+    try:
+        split_model.installed_parts(SPLIT_MODELS["mpnet"])
+    except ModelUnavailable as exc:
+        pytest.skip(f"all-mpnet-base-v2's parts are not installed ({exc.message[:60]}...): "
+                    "pip install '.[mpnet]' to run this")
+    model = load_embedder(settings(embed_model="mpnet", embed_runtime="torch",
+                                   model_cache=str(tmp_path / "models")))
+    assert model.dim == 768 and model.model_id.startswith("all-mpnet-base-v2@")
+    close, far = model.encode(["keyed hashing for message authentication",
+                               "draw a turtle on the screen"])
+    query = model.encode_query("HMAC message authentication code")
+    assert sum(a * b for a, b in zip(query, close)) > sum(a * b for a, b in zip(query, far))
