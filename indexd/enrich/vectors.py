@@ -118,11 +118,13 @@ class VectorStage:
         vectors.update(fresh)
         done = [(r, k) for r, k in zip(rows, keys) if k in vectors]
         updates = {r["id"]: (k, vectors[k]) for r, k in done}
-        stored = self.store.set_vectors(updates, expect={r["id"]: r["content_hash"] for r, _ in done})
+        searchable = []
+        stored = self.store.set_vectors(updates, expect={r["id"]: r["content_hash"] for r, _ in done},
+                                        on_searchable=searchable.append if priority else None)
+        if priority:       # the batch's `embedded` time: when search began to find them
+            self.priority_done_at = searchable[0] if searchable else time.time()
         # After the rows: they serve this search, the cache only later edits
         self.store.cache_put(self.model_id, fresh)
-        if priority:
-            self.priority_done_at = time.time()
         return stored
 
     def _saved_waiting(self) -> bool:

@@ -705,18 +705,22 @@ class Store:
         self.vector_cache.add(pa.Table.from_pylist(rows, schema=S.vector_cache_schema(self.dim)))
 
     def set_vectors(self, items: dict[str, tuple[str, list[float]]],
-                    expect: dict[str, str] | None = None) -> int:
-        """items: entry id -> (embed_hash, vector). Rows replaced meanwhile are skipped."""
+                    expect: dict[str, str] | None = None, on_searchable=None) -> int:
+        """items: entry id -> (embed_hash, vector). Rows replaced meanwhile are skipped.
+        ``on_searchable(at)``: see ``update_entries``."""
         updates = {i: {"embed_hash": h, "vector": v} for i, (h, v) in items.items()}
-        return self.update_entries(updates, guard="vector IS NULL", expect=expect)
+        return self.update_entries(updates, guard="vector IS NULL", expect=expect,
+                                   on_searchable=on_searchable)
 
     def update_entries(self, updates: dict[str, dict], guard: str | None = None,
-                       expect: dict[str, str] | None = None) -> int:
+                       expect: dict[str, str] | None = None, on_searchable=None) -> int:
         """Set some columns of some entry rows (only those still matching guard).
 
         ``expect`` maps id -> content_hash the update was computed from: ids are
         stable across edits, so a row rewritten meanwhile must not receive a
-        vector or summary of its old text.
+        vector or summary of its old text. ``on_searchable(at)``: called after a
+        successful write with the time a semantic search began to find the rows
+        (the daemon's matrix takes them before the table does).
         """
         if not updates:
             return 0
@@ -736,6 +740,7 @@ class Store:
                 if rows and vectors:
                     # the matrix first, as a save's words go first (write())
                     self._hot("vector_index", "set_vectors", rows)
+                searchable_at = time.time()
                 if rows:
                     try:
                         self._fault("vectors" if vectors else "update")
@@ -745,6 +750,10 @@ class Store:
                         if vectors:   # the rows as the table still holds them
                             self._hot("vector_index", "set_vectors", before)
                         raise
+                if rows and on_searchable is not None:
+                    # Told once the table holds them too (a failed write took them
+                    # back out), with the moment the matrix began to serve them.
+                    on_searchable(searchable_at if self.vector_index is not None else time.time())
             # Vectors leave the words alone; summaries and annotations do not.
             if rows and any({"summary", "search_text"} & set(u) for u in updates.values()):
                 self._hot("text_index", "upsert", rows)

@@ -136,3 +136,40 @@ def test_a_save_written_while_the_model_waited_at_the_gate_goes_before_its_next_
     assert stage.step() == 8 and embedder.batches == [8], "no batch after the gate opened"
     stage.step()
     assert store.rows_needing_vectors(10, file_keys=[_saved_key(git_repo, store)]) == []
+
+
+def test_a_saved_files_embedded_time_is_when_search_finds_it_not_after_the_cache_write(
+        git_repo, make_store):
+    """status.last_batch.timing.ms.embedded read while the step still wrote the
+    vector cache (~100 ms on a big realm) had no `embedded` yet although a
+    semantic search already found the file (a CI failure of
+    tests/e2e/test_freshness_daemon.py); and the figure ran late by that write."""
+    import time
+
+    store, save = _backlog(git_repo, make_store)
+    embedder = HashEmbedder()
+    store.switch_model(embedder.model_id, embedder.dim)
+    store.build_vector_index()                      # the daemon's matrix: searched first
+    stage = VectorStage(store, embedder, batch=8)
+    save(stage)
+    seen, table_add_at = [], []
+    real_put, real_add = store.cache_put, store.entries.add
+
+    def add(*args, **kw):
+        table_add_at.append(time.time())
+        return real_add(*args, **kw)
+
+    store.entries.add = add
+
+    def cache_put(model_id, vectors):
+        # What a status call at this moment would see: the saved rows are stored.
+        seen.append((stage.priority_done_at, store.rows_needing_vectors(10, file_keys=[
+            _saved_key(git_repo, store)])))
+        return real_put(model_id, vectors)
+
+    store.cache_put = cache_put
+    stage.step()                                    # the saved file's step
+    [(done_at, still_missing)] = seen
+    assert still_missing == []                      # searchable before the cache write...
+    assert done_at is not None                      # ...and its embedded time already set,
+    assert done_at <= table_add_at[-1]              # the matrix's moment, not the table's
