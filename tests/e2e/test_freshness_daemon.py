@@ -34,7 +34,13 @@ def test_a_save_is_indexed_without_waiting_for_the_burst_quiet_period(git_repo, 
     wait_until(lambda: _found(d, "freshly_saved_widget", "freshly_saved_widget"), timeout=30,
                what="the saved function to be keyword-searchable")
 
-    batch = d.call("status")["last_batch"]
+    # Searchable is a milestone inside the batch: its report is last_batch once it is done.
+    def saved_batch():
+        batch = d.call("status")["last_batch"]
+        timing = (batch or {}).get("timing") or {}
+        return batch if timing.get("event_at", 0) >= saved_at - 1 and "done" in timing["ms"] else None
+
+    batch = wait_until(saved_batch, timeout=30, what="the save's batch report")
     assert batch["parsed"] == 1
     timing = batch["timing"]
     assert timing["event_at"] >= saved_at - 1
