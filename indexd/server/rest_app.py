@@ -205,10 +205,9 @@ class RestApi:
         if len(path) > 1:
             path = path.rstrip("/")
         headers = _headers(scope)
-        scope[BODY_READ] = False
+        scope[BODY_READ] = False           # until _content_length has judged the header
         length = _content_length(headers)
-        if not length and "transfer-encoding" not in headers:
-            scope[BODY_READ] = True        # nothing to read
+        scope[BODY_READ] = not length and "transfer-encoding" not in headers   # nothing to read
         if self.assets.owns(path):
             return self._web_page(method, path, scope.get("query_string", b""), length)
         name, allowed, rpc_name = route(path)
