@@ -6,8 +6,10 @@ go), ``start`` (the worker took it), ``planned``, ``searchable`` (the hot
 keyword index committed the new rows: keyword search finds them from here),
 ``written`` (the pipeline's run returned: file rows, deletions, FTS upkeep),
 ``embed_queued`` (the changed files jumped the embedding queue), ``graph``
-and ``done``; ``embedded`` (vectors of prioritized files stored: semantic
-search finds them) is added later by ``with_embedded``. ``stages_ms`` are
+and ``done``; ``embedded`` (semantic search finds the batch's entries) is
+marked at the write when every row had its vector then (cached, or a save's
+few texts embedded with it), else added later by ``with_embedded`` once a
+prioritized embed step stored them. ``stages_ms`` are
 durations from the pipeline's own stage clocks.
 """
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 import time
 
 ORDER = ("due", "start", "planned", "searchable", "written", "embed_queued", "graph", "done")
+SHOWN = ORDER + ("embedded",)
 
 
 class BatchTiming:
@@ -30,7 +33,7 @@ class BatchTiming:
 
     def to_json(self, stages: dict | None = None, hot_s: float = 0.0) -> dict:
         ms = {name: round((self.marks[name] - self.event) * 1000, 1)
-              for name in ORDER if name in self.marks}
+              for name in SHOWN if name in self.marks}
         out = {"event_at": self.event, "ms": ms}
         if stages is not None:
             out["stages_ms"] = _stage_ms(stages, hot_s, self.marks)
@@ -54,7 +57,7 @@ def _stage_ms(stages: dict, hot_s: float, marks: dict) -> dict:
 def with_embedded(timing: dict | None, embedded_at: float | None) -> dict | None:
     """The batch's timing plus ``embedded`` when a prioritized embedding step
     finished after the batch queued its files."""
-    if not timing or not embedded_at:
+    if not timing or not embedded_at or "embedded" in timing["ms"]:
         return timing
     queued = timing["ms"].get("embed_queued")
     if queued is None or embedded_at < timing["event_at"] + queued / 1000:

@@ -117,7 +117,7 @@ class Engine:
         # Annotations carry words, so they come before the hot keyword index;
         # cached vectors only before the table's commits (Store.write).
         self.indexer.before_write = self.annotations.apply
-        self.indexer.before_table = self.enrich.fill_from_cache
+        self.indexer.before_table = self.enrich.before_table
         # A save does not rebuild the table's full-text index (1.2 s on the stdlib once
         # the embed stage's rewrites leave enough rows unindexed: a save's semantic
         # search waited for it); keyword search answers from the hot index, and upkeep
@@ -443,6 +443,7 @@ class Engine:
             # A shared realm's vectors come from its team index once the files are
             # known (enrich.seed_shared): the model must not embed them meanwhile.
             self.enrich.hold_vectors = bool(shared)
+            writes = (self.enrich.written_with_vectors, self.enrich.written_without_vectors)
             try:
                 report = self.indexer.run(plans)
                 for realm, repo in shared:   # queued before the hold ends
@@ -452,6 +453,8 @@ class Engine:
             timing.mark("written")
             if getattr(self.store, "hot_at", 0.0) > timing.marks["start"]:
                 timing.mark("searchable", self.store.hot_at)
+            if self._written_with_vectors(writes):
+                timing.mark("embedded", self.store.vectors_at)
             # Before the graph update: the embed thread starts on them meanwhile.
             # Queued before the gate opens, so the model's next move is theirs.
             if len(report.changed_paths) <= PRIORITY_EMBED_MAX:
@@ -727,6 +730,13 @@ class Engine:
                 "generation": self.generation, "paused": self.paused,
                 "error": self.error_state, "last_batch": self._last_batch_view(),
                 "config_error": self.config_error}
+
+    def _written_with_vectors(self, before: tuple[int, int]) -> bool:
+        """Whether every write of the batch just run held its rows' vectors
+        (from the cache, or a save's few texts embedded with it)."""
+        with_vectors, without = before
+        return (self.enrich.written_without_vectors == without
+                and self.enrich.written_with_vectors > with_vectors)
 
     def _last_batch_view(self) -> dict:
         """last_batch, its timing completed by when its files were embedded."""

@@ -82,7 +82,7 @@ def test_a_save_is_keyword_searchable_before_its_cached_vectors_are_read(git_rep
 
     def fill(rows):
         seen.append(_words(store, "quagga"))
-        return stage.fill_from_cache(rows)
+        return stage.fill_before_write(rows)
     indexer.before_table = fill
     # the file entry changes, settle's vector is the cache's (its text is unchanged
     # but for the word, so a new one): the fill runs either way
@@ -103,7 +103,7 @@ def test_cached_vectors_filled_after_the_hot_index_reach_the_table(git_repo, mak
     stage = VectorStage(store, embedder, batch=8)
     stage.drain()
     indexer = Indexer(settings, store)
-    indexer.before_table = stage.fill_from_cache
+    indexer.before_table = stage.fill_before_write
     git_repo.write("pay.py", V2)
     indexer.index()
     stage.drain()

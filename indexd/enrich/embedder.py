@@ -95,6 +95,10 @@ class Embedder(Protocol):
 
     def encode_query(self, text: str) -> list[float]: ...
 
+    # In-process models also have ``encode_now(texts)``: a save's few texts, next
+    # in turn (vectors.py, fill_before_write). Ollama has none: a network call
+    # stays off the save's path.
+
 
 def _normalise(vec: list[float]) -> list[float]:
     norm = math.sqrt(sum(x * x for x in vec))
@@ -129,6 +133,9 @@ class HashEmbedder:
 
     def encode_query(self, text: str) -> list[float]:
         return self.encode([text])[0]
+
+    def encode_now(self, texts: list[str]) -> list[list[float]]:
+        return self.encode(texts)
 
     def _vector(self, text: str) -> list[float]:
         vec = [0.0] * self.dim
@@ -196,6 +203,17 @@ class LocalModelEmbedder:
             for i, vec in zip(part, self._encode_batch([texts[i] for i in part], False,
                                                        interruptible)):
                 out[i] = vec
+        return out
+
+    def encode_now(self, texts: list[str]) -> list[list[float]]:
+        """A save's few texts: they take the model's next turn, as a query does
+        (never stopped by a save, never cached as queries are)."""
+        with self._lock:
+            self.calls += 1
+            self.texts_encoded += len(texts)
+        out: list[list[float]] = []
+        for start in range(0, len(texts), self.batch_size):
+            out += self._encode_batch(texts[start:start + self.batch_size], True)
         return out
 
     def encode_query(self, text: str) -> list[float]:

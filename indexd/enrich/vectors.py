@@ -1,9 +1,10 @@
 """The embed stage: rows without a vector -> cached or freshly computed vectors.
 
 Runs behind the keyword index (two-phase availability): the pipeline stores
-rows with no vector, ``fill_from_cache`` gives unchanged entries their vector
-back before the write (so a reindex or a branch switch recomputes nothing),
-and ``step`` embeds what is left in small batches. The model is called only
+rows with no vector, ``fill_before_write`` gives unchanged entries their vector
+back before the write (so a reindex or a branch switch recomputes nothing)
+and, for a save of a few new entries, their fresh vectors from the daemon's
+own model; ``step`` embeds what is left in small batches. The model is called only
 for texts whose (text, model) hash is not in the cache.
 """
 
@@ -50,6 +51,7 @@ class VectorStage:
         self._priority: dict[str, None] = {}
         self._priority_lock = threading.Lock()
         self.priority_done_at: float | None = None   # a prioritized step's vectors stored
+        self._cache_later: dict[str, list[float]] = {}   # embedded before a save's write
 
     @property
     def model_id(self) -> str:
@@ -58,19 +60,42 @@ class VectorStage:
     def _keys(self, rows: list[dict]) -> list[str]:
         return [embed_hash(embed_text(r, self.recipe), self.model_id) for r in rows]
 
-    def fill_from_cache(self, rows: list[dict]) -> int:
-        """Give rows their cached vector in place (called before a store write)."""
+    def fill_before_write(self, rows: list[dict], now=None, limit: int = 0) -> bool:
+        """Before a write: cached vectors in place, then, where at most ``limit``
+        texts are left and ``now`` (the daemon's own model, next in turn) is
+        given, their fresh vectors too, so a save of a few new entries is
+        searchable by meaning once it is written, without waiting for a backlog
+        batch in progress (bench/freshness.py). True when every row has one."""
         if not rows:
-            return 0
+            return True
         keys = self._keys(rows)
-        hits = self.store.cache_get(sorted(set(keys)))
+        found = self.store.cache_get(sorted(set(keys)))
+        self.reused += sum(1 for k in keys if k in found)
+        missing: dict[str, str] = {}
         for row, key in zip(rows, keys):
-            vec = hits.get(key)
+            if key not in found:
+                missing.setdefault(key, embed_text(row, self.recipe))
+        if missing and now is not None and len(missing) <= limit:
+            try:
+                fresh = dict(zip(missing, now(list(missing.values()))))
+            except Exception as exc:  # noqa: BLE001 - the save is written anyway; the queue embeds it
+                log.warning("a save's %d texts not embedded before its write: %s", len(missing), exc)
+            else:
+                self.embedded += len(fresh)
+                found.update(fresh)
+                with self._priority_lock:   # to the cache by the embed thread, off the save's path
+                    self._cache_later.update(fresh)
+        for row, key in zip(rows, keys):
+            vec = found.get(key)
             if vec is not None:
                 row["embed_hash"], row["vector"] = key, vec
-        filled = sum(1 for k in keys if k in hits)
-        self.reused += filled
-        return filled
+        return all(key in found for key in keys)
+
+    def _put_cache_later(self) -> None:
+        with self._priority_lock:
+            later, self._cache_later = self._cache_later, {}
+        if later:
+            self.store.cache_put(self.model_id, later)
 
     def prioritize(self, file_keys) -> None:
         with self._priority_lock:
@@ -93,6 +118,7 @@ class VectorStage:
 
     def step(self) -> int:
         """Embed one batch of rows that lack a vector; returns rows updated."""
+        self._put_cache_later()
         rows, priority = self._next_rows()
         if not rows:
             return 0

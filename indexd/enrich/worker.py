@@ -21,6 +21,7 @@ TRIM_EVERY = 1024   # embedded texts between heap trims
 PENDING_TTL_S = 0.5
 SAVE_YIELD_S = 1.0   # a changed file holds the model this long at most, unless written sooner
 MAX_YIELD_S = 1.0    # and no batch waits longer than this, whatever keeps arriving
+SAVE_EMBED_MAX = 8   # new texts a write embeds itself (~50-100 ms with the default model)
 NO_BULK = {"active": None, "loading": False, "runs": [], "off": None}   # status before a model
 
 
@@ -41,6 +42,10 @@ class Enricher:
         self.error: str | None = None
         self.nice: int | None = None     # the enrich thread's nice value, where lowered
         self._pending_cache: tuple[float, int | None] | None = None
+        # Writes whose every row had a vector (or not) once before_table ran:
+        # the engine tells from them whether a batch was embedded with its write.
+        self.written_with_vectors = 0
+        self.written_without_vectors = 0
         self._trimmed_at = 0           # texts embedded at the last heap trim
         self.bulk = None               # a cold backlog's bulk model (bulk_model.py)
         # Team shared indexes (shared_index/subscribe.py): repos whose vectors to
@@ -134,9 +139,17 @@ class Enricher:
         with self._seed_lock:
             return {realm: state | {"repos": dict(state["repos"])} for realm, state in self.shared.items()}
 
-    def fill_from_cache(self, rows: list[dict]) -> None:
-        if self.vectors is not None:
-            self.vectors.fill_from_cache(rows)
+    def before_table(self, rows: list[dict]) -> None:
+        """The indexer's hook before its table commits: cached vectors, and a
+        save's few new texts embedded by this process's model (not the bulk
+        child's), unless a shared realm's reconcile holds the vectors."""
+        if self.vectors is None:
+            return
+        now = None if self.hold_vectors else getattr(self.embedder, "encode_now", None)
+        if self.vectors.fill_before_write(rows, now=now, limit=SAVE_EMBED_MAX):
+            self.written_with_vectors += 1
+        else:
+            self.written_without_vectors += 1
 
     # -- the loop ------------------------------------------------------------
     def _loop(self) -> None:

@@ -142,6 +142,7 @@ class Store:
         # last one committed (a batch's "searchable" time, batch_timing.py).
         self.hot_s = 0.0
         self.hot_at = 0.0
+        self.vectors_at = 0.0   # the last write's end (write())
         try:
             self.path.mkdir(parents=True, exist_ok=True, mode=0o700)
             # A consistency interval of 0 makes readers in other processes see
@@ -282,6 +283,7 @@ class Store:
                 raise StoreError(f"store write failed: {exc}", {"retryable": True}) from exc
             raise
         self._hot("vector_index", "replace_files", keys, rows)
+        self.vectors_at = time.time()   # the rows' vectors, where they had them, answer from here
         self._drop_origins([w.record.key for w in writes
                             if self.shared_origin(w.record.key, w.record.hash) is None])
 

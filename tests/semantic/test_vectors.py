@@ -78,7 +78,7 @@ def build(git_repo, make_store, embedder):
     store.switch_model(embedder.model_id, embedder.dim)
     stage = VectorStage(store, embedder, batch=8)
     indexer = Indexer(settings, store)
-    indexer.before_write = stage.fill_from_cache
+    indexer.before_write = stage.fill_before_write
     return settings, store, stage, indexer
 
 
