@@ -80,6 +80,15 @@ def model_cache(tmp_path_factory):
     os.environ.pop("INDEXD_MODEL_CACHE", None)
 
 
+@pytest.fixture(scope="session")
+def real_model(model_cache):
+    """The real default model, loaded offline once for the tests that share it."""
+    from indexd.config import load_settings
+    from indexd.enrich.embedder import load_embedder
+
+    return load_embedder(load_settings(flags={"embed_model": "default"}))
+
+
 @pytest.fixture(autouse=True)
 def indexd_home(monkeypatch):
     # Short path: Unix socket paths are limited to ~107 bytes.

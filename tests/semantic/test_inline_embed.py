@@ -12,11 +12,8 @@ from __future__ import annotations
 
 import logging
 
-import pytest
 from testlib import settings_with_realm
 
-from indexd.config import load_settings
-from indexd.enrich.embedder import load_embedder
 from indexd.enrich.texts import embed_hash, embed_text
 from indexd.enrich.vectors import VectorStage
 from indexd.enrich.worker import SAVE_EMBED_MAX
@@ -28,11 +25,6 @@ SAVED = ("def celsius_to_fahrenheit(degrees):\n"
          "    '''Convert a temperature from Celsius to Fahrenheit.'''\n"
          "    return degrees * 9 / 5 + 32\n\n\n"
          "def existing_handler():\n    return 1\n")
-
-
-@pytest.fixture(scope="module")
-def real_model():
-    return load_embedder(load_settings(flags={"embed_model": "default"}))
 
 
 def _indexer(git_repo, make_store, model, now):

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import pytest
 from testlib import settings_with_realm
 
-from indexd.enrich.embedder import HashEmbedder, load_embedder
+from indexd.enrich.embedder import HashEmbedder
 from indexd.enrich.vectors import VectorStage
 from indexd.pipeline import Indexer
 from indexd.query.hybrid import fused_search
@@ -140,13 +139,6 @@ def test_model_switch_re_embeds_and_never_mixes_dimensions(git_repo, make_store)
     assert dims == {32}
     assert store.get_meta("embed_model") == other.model_id
     assert not store.switch_model(other.model_id, other.dim)
-
-
-@pytest.fixture(scope="module")
-def real_model():
-    from indexd.config import load_settings
-
-    return load_embedder(load_settings(flags={"embed_model": "default"}))
 
 
 def test_hybrid_finds_by_meaning_and_by_identifier(git_repo, make_store, real_model):
