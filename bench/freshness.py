@@ -17,7 +17,8 @@ whole stdlib. ``INDEXD_SAVE_DEBOUNCE_MS=250`` in the environment gives the
 daemon the debounce it had before the save shortcut.
 
 Results go to docs/benchmarks.md between the freshness markers and, when
-matplotlib imports, the latencies' distribution to docs/bench_freshness.png;
+matplotlib imports, the latencies' distribution to docs/bench_freshness.png (one
+file per region: ``_embed``, ``_small`` appended as the region's name says);
 each goal of issue 13 is printed as met / not met (p95 vs goal).
 """
 
@@ -42,7 +43,7 @@ import plots  # noqa: E402
 from indexd.client import Client  # noqa: E402
 
 BIN = Path(sys.executable).parent
-PLOT = HERE.parent / "docs" / "bench_freshness.png"
+PLOT = HERE.parent / "docs" / "bench_freshness.png"   # the model-off, whole-stdlib region's
 # issue 13's goals: p95 of save -> searchable, ms, per search mode
 GOALS_MS = {"keyword": 300, "semantic": 1000}
 
@@ -187,7 +188,12 @@ def goal_lines(latencies: dict[str, list[float]]) -> list[str]:
     return out
 
 
-def plot(latencies: dict[str, list[float]], title: str) -> str:
+def plot_path(region: str) -> Path:
+    """One picture per doc region, so each region shows its own run."""
+    return PLOT.with_name(region.replace("freshness", "bench_freshness").replace("-", "_") + ".png")
+
+
+def plot(latencies: dict[str, list[float]], title: str, path: Path = PLOT) -> str:
     """Empirical CDF of each mode's save → searchable latencies, with its goal line."""
     plt = plots.pyplot()
     if plt is None:
@@ -210,7 +216,7 @@ def plot(latencies: dict[str, list[float]], title: str) -> str:
     ax.tick_params(axis="x", which="both", labelsize=7)
     ax.set_xlabel("save → searchable (ms, log)")
     ax.set_ylabel("fraction of saves")
-    return plots.finish(plt, fig, ax, PLOT, title, "save → searchable latencies")
+    return plots.finish(plt, fig, ax, path, title, "save → searchable latencies")
 
 
 def main(argv=None) -> int:
@@ -300,12 +306,13 @@ def main(argv=None) -> int:
     goals = goal_lines({"keyword": kw, "semantic": sem})
     print("\n".join(goals))
     plotted = ""
+    region = ("freshness-embed" if args.embed else "freshness") + ("-small" if args.small else "")
     if not args.no_doc:
         plotted = plot({"keyword": kw, "semantic": sem},
                        f"save → searchable, {'small realm' if args.small else 'stdlib'}, model "
                        f"{'on' if args.embed else 'off'}\nload average {load_start} at the start, "
-                       f"{load} at the end (1/5/15 min, {os.cpu_count()} cores)")
-        print(f"plot: {PLOT}" if plotted else
+                       f"{load} at the end (1/5/15 min, {os.cpu_count()} cores)", plot_path(region))
+        print(f"plot: {plot_path(region)}" if plotted else
               "plot: skipped (matplotlib is not installed: pip install matplotlib)")
         body = (f"Machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, "
                 f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load average {load_start} at the start and {load} "
@@ -318,7 +325,6 @@ def main(argv=None) -> int:
                 + "Reproduce: `" + " ".join([".venv/bin/python bench/freshness.py",
                                              *(argv if argv is not None else sys.argv[1:])])
                 + "`\n")
-        region = ("freshness-embed" if args.embed else "freshness") + ("-small" if args.small else "")
         replace_region(HERE.parent / "docs" / "benchmarks.md", region, body,
                        "## Freshness (bench/freshness.py)")
     return 0
