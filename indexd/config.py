@@ -82,6 +82,11 @@ class Settings:
     save_debounce_ms: int = 50       # a save (<= 8 files pending): quiet period of the whole set
     workers: int = 0                                 # 0 = one per core
     embed_model: str = "default"
+    # While embed_model's vectors are not all computed yet, search by meaning with
+    # this faster model; embed_model fills in behind it (a child process, after the
+    # first model's backlog) and takes over once it has a vector for every entry
+    # (enrich/later_model.py). auto = "default" under embed_model = "mpnet", else off.
+    embed_first: str = "auto"
     embed_recipe: str = "default"                    # default | name_doc | body (docs/benchmarks.md)
     embed_runtime: str = "auto"                      # auto | onnx | torch (enrich/embedder.py)
     # auto | fp32 | int8 | bf16: int8 runs a per-channel int8 copy of the ONNX export
@@ -145,6 +150,7 @@ CHOICES = {"summarize": ("off", "docstring", "llm"),
            "embed_precision": ("auto", "fp32", "int8", "bf16"),
            "embed_recipe": ("default", "name_doc", "body")}
 EMBED_MODEL_FORMS = ("default", "mpnet", "off", "hash", "ollama:MODEL", "/path/to/model-dir")
+EMBED_FIRST_FORMS = ("auto", "off", "default", "hash", "/path/to/model-dir")
 # Integer settings with bounds: outside them is a mistake, not a value to clamp.
 INT_RANGES = {"embed_max_tokens": (32, 512), "embed_step": (16, 4096),
               "embed_bulk_rows": (0, 100_000_000), "embed_threads": (0, 64), "embed_nice": (0, 19),
@@ -265,6 +271,11 @@ def _checked_choice(name: str, value: str, where: str) -> str:
     if name == "embed_model" and not _is_model_spec(value):
         raise ConfigError(f"{where}: embed_model = {value!r} is not allowed; use one of: "
                           f"{', '.join(EMBED_MODEL_FORMS)}", _bad(name, value, EMBED_MODEL_FORMS))
+    # The first model answers queries in the daemon: an in-process model, not Ollama.
+    if name == "embed_first" and not (value in ("auto", "off", "")
+                                      or (_is_model_spec(value) and not value.startswith("ollama:"))):
+        raise ConfigError(f"{where}: embed_first = {value!r} is not allowed; use one of: "
+                          f"{', '.join(EMBED_FIRST_FORMS)}", _bad(name, value, EMBED_FIRST_FORMS))
     return value
 
 
@@ -278,7 +289,8 @@ def _is_model_spec(spec: str) -> bool:
 
 
 def _expected(name: str, kind: type) -> str:
-    allowed = CHOICES.get(name) or (EMBED_MODEL_FORMS if name == "embed_model" else None)
+    allowed = CHOICES.get(name) or {"embed_model": EMBED_MODEL_FORMS,
+                                     "embed_first": EMBED_FIRST_FORMS}.get(name)
     if allowed:
         return "one of: " + ", ".join(allowed)
     return {str: "a string", int: "an integer", tuple: "a list of strings",

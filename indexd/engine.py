@@ -522,7 +522,9 @@ class Engine:
                     self.store.optimize(purge=True)
             else:
                 self.store.optimize()
-            dropped = self.store.purge_cache(VECTOR_CACHE_ROWS)
+            later = self.enrich.later
+            dropped = self.store.purge_cache(VECTOR_CACHE_ROWS,
+                                             keep_model=later.model_id if later is not None else None)
             self.store.ensure_fts()
             self.store.ensure_key_indexes()   # a purge's rewrite dropped them
             self._stats_cache = None

@@ -36,6 +36,8 @@ def write_config(text: str) -> None:
     ('embed_model = "minilm"', "embed_model", "minilm", "ollama:MODEL"),
     ('embed_model = "ollama:"', "embed_model", "ollama:", "ollama:MODEL"),
     ("embed_model = 5", "embed_model", "5", "hash"),
+    ('embed_first = "minilm"', "embed_first", "minilm", "auto, off, default"),
+    ('embed_first = "ollama:nomic-embed-text"', "embed_first", "ollama:nomic-embed-text", "auto, off"),
 ])
 def test_bad_enumerated_value_in_the_file(indexd_home, line, key, value, allowed):
     write_config(line + "\n")
@@ -71,6 +73,9 @@ def test_good_values_still_load(indexd_home, tmp_path, monkeypatch):
     for spec in ("default", "mpnet", "off", "hash", "ollama:nomic-embed-text", "~/models/x", "./m"):
         write_config(f'embed_model = "{spec}"\n')
         assert load_settings().embed_model == spec
+    for spec in ("auto", "off", "default", "hash", "~/models/x"):
+        write_config(f'embed_first = "{spec}"\n')
+        assert load_settings().embed_first == spec
 
 
 def test_choices_agree_with_the_modules_that_use_them():

@@ -183,7 +183,21 @@ def embedding_line(emb: dict) -> str:
     if bulk:
         line += (f"; backlog on the bulk model {bulk['runtime']} {bulk['precision']} "
                  f"({bulk['threads']} threads, {bulk['texts']} texts so far)")
-    return line
+    return line + later_text(emb.get("later"))
+
+
+def later_text(later: dict | None) -> str:
+    """embed_model filling in behind the first model (enrich/later_model.py), or done."""
+    if not later:
+        return ""
+    if "from" in later:
+        return f"; took over from {later['from']} {_age(later.get('at'))}"
+    if later.get("state") == "failed":
+        return f"; {later['model']} not taking over: {later.get('error')}"
+    if later.get("state") == "embedding":
+        return (f"; {later['model']} embedding behind it: {later['checked']}/{later['total']} "
+                f"entries checked, {later['embedded']} embedded")
+    return f"; {later['model']} {later.get('state')} behind it"
 
 
 def shared_line(state: dict) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from dataclasses import replace
 
 from ..memory import trim
 from .priority import lower_this_thread
@@ -48,6 +49,8 @@ class Enricher:
         self.written_without_vectors = 0
         self._trimmed_at = 0           # texts embedded at the last heap trim
         self.bulk = None               # a cold backlog's bulk model (bulk_model.py)
+        self.later = None              # embed_model filling in behind embed_first (later_model.py)
+        self.took_over: dict | None = None   # when and how that model took over
         # Team shared indexes (shared_index/subscribe.py): repos whose vectors to
         # take from one before embedding them here, and what the last reads found.
         self._seed_queue: dict[tuple[str, str], None] = {}
@@ -172,6 +175,10 @@ class Enricher:
                     done = summaries.step()
                 if done == 0 and self.relation_stage is not None:
                     done = self.relation_stage.step()
+                if done == 0 and self.later is not None and not held:
+                    done = self.later.step()
+                    if self.later.complete:
+                        self._take_over()
                 self.error = None
             except Exception as exc:  # noqa: BLE001 - retry later, keep the daemon up
                 self.error = f"{type(exc).__name__}: {exc}"
@@ -188,26 +195,69 @@ class Enricher:
                 trim()
         if self.bulk is not None:   # this thread started the child: it ends it (procs.py)
             self.bulk.close()
+        if self.later is not None:
+            self.later.close()
 
     def _load_embedder(self) -> None:
-        from .bulk_model import BulkSwitch
         from .embedder import load_embedder
-        from .vectors import VectorStage
+        from .later_model import LaterModel, first_spec, holds
 
         settings = self._settings()
+        first = first_spec(settings)
         try:
-            embedder = load_embedder(settings)
-            self.store.switch_model(embedder.model_id, embedder.dim, settings.embed_recipe)
+            if first is not None and holds(self.store, settings.embed_model):
+                first = None   # the store already holds (some of) embed_model's vectors
+            spec = first or settings.embed_model
+            embedder = load_embedder(replace(settings, embed_model=spec))
+            self.store.switch_model(embedder.model_id, embedder.dim, settings.embed_recipe, spec=spec)
         except Exception as exc:  # noqa: BLE001 - keyword search keeps working
             self.embed_error = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
             log.error("embedding disabled: %s", self.embed_error)
             return
-        self.embedder = embedder
+        self._serve(embedder, settings)
+        if first is not None:
+            self.later = LaterModel(self.store, settings, embedder, settings.embed_recipe)
+            log.info("embedding with %s first; %s fills in behind it", first, settings.embed_model)
+
+    def _serve(self, embedder, settings, from_cache: bool = False) -> None:
+        """This model's vectors answer from now on. ``from_cache``: its vectors
+        wait in the cache (a take-over), so steps grow while they come from it."""
+        from .bulk_model import BulkSwitch
+        from .vectors import VectorStage
+
         self.vectors = VectorStage(self.store, embedder, recipe=settings.embed_recipe,
                                    batch=settings.embed_batch, step_rows=settings.embed_step,
-                                   pause=self._wait_for_saves)
+                                   pause=self._wait_for_saves, grow_cached=from_cache)
+        self.embedder = embedder
         self.bulk = BulkSwitch(self.store, self.vectors, embedder)
         log.info("embedder ready model=%s dim=%s", embedder.model_id, embedder.dim)
+
+    def _take_over(self) -> None:
+        """embed_model has a vector for every entry in its cache: load it here,
+        switch the store to it (rows refill from the cache) and end the child.
+        A failed load leaves the first model serving and says why."""
+        from .embedder import load_embedder
+
+        later, settings = self.later, self._settings()
+        started = time.time()
+        try:
+            embedder = load_embedder(settings)
+        except Exception as exc:  # noqa: BLE001 - the first model keeps serving
+            later._fail(getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}")
+            return
+        later.close()
+        if self.bulk is not None:
+            self.bulk.close()
+        first = self.embedder.model_id
+        self.store.switch_model(embedder.model_id, embedder.dim, settings.embed_recipe,
+                                spec=settings.embed_model)
+        self._serve(embedder, settings, from_cache=True)
+        self.later = None
+        self.took_over = {"model": settings.embed_model, "model_id": embedder.model_id,
+                          "from": first, "embedded": later.embedded, "at": time.time(),
+                          "load_s": round(time.time() - started, 1)}
+        log.info("%s took over from %s (%d texts embedded behind it)", embedder.model_id, first,
+                 later.embedded)
 
     def _summary_stage(self):
         from .summaries import SummaryStage
@@ -263,6 +313,7 @@ class Enricher:
                 "threads": getattr(self.embedder, "threads", None),
                 "precision": getattr(self.embedder, "precision", "") if self.embedder else "",
                 "bulk": self.bulk.status() if self.bulk is not None else dict(NO_BULK),
+                "later": self.later.status() if self.later is not None else self.took_over,
                 "nice": self.nice,
                 "error": self.embed_error or self.error,
                 "embedded": v.embedded if v else 0, "reused": v.reused if v else 0,

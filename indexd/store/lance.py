@@ -103,12 +103,24 @@ def _sql(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
+def _drop_vectors(rows: list[dict]) -> None:
+    """Vectors a model switch made stale between the fill and the write (the
+    switch holds the write lock): those rows are written without one and the
+    new model's embed stage gives them theirs."""
+    for row in rows:
+        row["vector"] = row["embed_hash"] = None
+
+
 def _in_list(column: str, values) -> str:
     return f"{column} IN ({', '.join(_sql(v) for v in values)})"
 
 
 KEY_INDEXES = (("entries", "file_key"), ("links", "file_key"))
 CACHE_CHUNK = 4000   # keys per vector-cache lookup
+# What an entry's embedding text is made of (summary_source: the recipe adds a model
+# summary to the text, texts.embed_text), and what the embed stage checks rows by.
+EMBED_COLUMNS = ["id", "path", "lang", "kind", "name", "qualname", "signature", "doc", "summary",
+                 "summary_source", "body", "content_hash", "file_key"]
 WRITER_HOT_OPS = ("replace_files", "delete_files", "delete_repo")
 
 
@@ -183,6 +195,8 @@ class Store:
         self.coverage = self._table("coverage", S.COVERAGE, names)
         self.shared_files = self._table("shared_files", S.SHARED_FILES, names)
         self._origins: dict[str, dict] | None = None   # shared_files by key, read once
+        self._other_caches: dict[int, object] = {}      # vector caches of other dimensions
+        self.models_switched = 0   # switch_model's changes: a write filled before one drops its vectors
 
     def _table_names(self) -> list[str]:
         try:
@@ -268,12 +282,15 @@ class Store:
         if self.text_index is not None or self.vector_index is not None or before_table:
             rows = entries.to_pylist() if isinstance(entries, pa.Table) else entries
         self._hot("text_index", "replace_files", keys, rows)
+        models = self.models_switched
         if before_table is not None and rows:
             before_table(rows)
             entries = rows
         try:
             self._fault("write")
             with self.lock.write():
+                if rows and self.models_switched != models:
+                    _drop_vectors(rows)
                 self._swap(self.entries, "file_key", keys, entries, S.entries_schema(self.dim))
                 self._swap(self.links, "file_key", keys, links, S.LINKS)
                 self._swap(self.files, "key", keys, files, S.FILES)
@@ -630,7 +647,8 @@ class Store:
                     for name in ("files", "entries", "links")}
 
     # -- vectors (the semantic layer) ---------------------------------------
-    def switch_model(self, model_id: str, dim: int, recipe: str = "default") -> bool:
+    def switch_model(self, model_id: str, dim: int, recipe: str = "default",
+                     spec: str | None = None) -> bool:
         """Make the store hold vectors of this model and text recipe only; True
         when it changed.
 
@@ -640,10 +658,13 @@ class Store:
         mix two kinds of vectors; the embed stage refills in the background.
         A store from before the recipe was recorded was made with "default".
         """
+        if spec is not None and self.get_meta("embed_spec") != spec:
+            self.set_meta("embed_spec", spec)   # the config's name for it (enrich/later_model.py)
         if (self.get_meta("embed_model") == model_id and dim == self.dim
                 and (self.get_meta("embed_recipe") or "default") == recipe):
             return False
         with self._index_lock, self.lock.write():
+            self.models_switched += 1
             if dim != self.dim:
                 # Columns, not row dicts: a big realm's entries as Python dicts took
                 # several times the table's size (7.4 GB of RSS for 250 repos).
@@ -675,36 +696,56 @@ class Store:
         return True
 
     def rows_needing_vectors(self, limit: int, file_keys: list[str] | None = None) -> list[dict]:
-        # summary_source: the recipe adds a model summary to the text (texts.embed_text)
-        cols = ["id", "path", "lang", "kind", "name", "qualname", "signature", "doc", "summary",
-                "summary_source", "body", "content_hash", "file_key"]
         where = "vector IS NULL"
         if file_keys:
             where += " AND " + _in_list("file_key", file_keys)
         with self.lock.read():
-            return self.entries.search().where(where).select(cols).limit(limit).to_list()
+            return self.entries.search().where(where).select(EMBED_COLUMNS).limit(limit).to_list()
 
     def count_missing_vectors(self) -> int:
         with self.lock.read():
             return self.entries.count_rows("vector IS NULL")
 
-    def cache_get(self, hashes: list[str]) -> dict[str, list[float]]:
+    def _cache_of(self, dim: int | None):
+        """The vector cache of ``dim`` (default: the store's): another model's
+        vectors are computed into theirs before it takes over (later_model.py)."""
+        if dim is None or dim == self.dim:
+            return self.vector_cache
+        table = self._other_caches.get(dim)
+        if table is None:
+            table = self._other_caches[dim] = self._table(
+                f"vector_cache_{dim}", S.vector_cache_schema(dim), set(self._table_names()))
+        return table
+
+    def cache_get(self, hashes: list[str], dim: int | None = None) -> dict[str, list[float]]:
         out: dict[str, list[float]] = {}
+        cache = self._cache_of(dim)
         for start in range(0, len(hashes), CACHE_CHUNK):   # each chunk scans the cache once
             chunk = hashes[start:start + CACHE_CHUNK]
-            rows = (self.vector_cache.search().where(_in_list("embed_hash", chunk))
+            rows = (cache.search().where(_in_list("embed_hash", chunk))
                     .select(["embed_hash", "vector"]).limit(None).to_list())
             out.update((r["embed_hash"], r["vector"]) for r in rows if r["vector"] is not None)
         return out
 
-    def cache_put(self, model_id: str, items: dict[str, list[float]]) -> None:
+    def cache_put(self, model_id: str, items: dict[str, list[float]], dim: int | None = None) -> None:
         if not items:
             return
         now = time.time()
         rows = [{"embed_hash": h, "model_id": model_id, "vector": v, "used_at": now}
                 for h, v in items.items()]
-        self.vector_cache.delete(_in_list("embed_hash", list(items)))
-        self.vector_cache.add(pa.Table.from_pylist(rows, schema=S.vector_cache_schema(self.dim)))
+        cache = self._cache_of(dim)
+        cache.delete(_in_list("embed_hash", list(items)))
+        cache.add(pa.Table.from_pylist(rows, schema=S.vector_cache_schema(dim or self.dim)))
+
+    def entry_ids(self) -> list[str]:
+        with self.lock.read():
+            return self.entries.search().select(["id"]).limit(None).to_arrow()["id"].to_pylist()
+
+    def rows_for_embedding(self, ids: list[str]) -> list[dict]:
+        """These entries' columns an embedding text is made of (texts.embed_text)."""
+        with self.lock.read():
+            return (self.entries.search().where(_in_list("id", ids)).select(EMBED_COLUMNS)
+                    .limit(None).to_list())
 
     def set_vectors(self, items: dict[str, tuple[str, list[float]]],
                     expect: dict[str, str] | None = None, on_searchable=None) -> int:
@@ -786,6 +827,8 @@ class Store:
         self.summary_cache.add(pa.Table.from_pylist(rows, schema=S.SUMMARY_CACHE))
 
     def vector_search(self, vector: list[float], where: str | None, limit: int, columns=None) -> list[dict]:
+        if len(vector) != self.dim:   # embedded by the model the store just switched from
+            return []
         clause = "vector IS NOT NULL" + (f" AND ({where})" if where else "")
         query = (self.entries.search(vector, vector_column_name="vector")
                  .distance_type("cosine").where(clause, prefilter=True))
@@ -794,16 +837,19 @@ class Store:
         with self.lock.read():
             return query.limit(limit).to_list()
 
-    def purge_cache(self, max_rows: int) -> int:
-        """Drop cached vectors no entry uses, oldest first, down to max_rows."""
+    def purge_cache(self, max_rows: int, keep_model: str | None = None) -> int:
+        """Drop cached vectors no entry uses, oldest first, down to max_rows;
+        never ``keep_model``'s (a later model's, computed before it takes over)."""
         total = self.vector_cache.count_rows()
         if total <= max_rows:
             return 0
         with self.lock.read():
             used = {r["embed_hash"] for r in self.entries.search().where("embed_hash IS NOT NULL")
                     .select(["embed_hash"]).limit(None).to_list()}
-        rows = self.vector_cache.search().select(["embed_hash", "used_at"]).limit(None).to_list()
-        unused = sorted((r["used_at"] or 0, r["embed_hash"]) for r in rows if r["embed_hash"] not in used)
+        rows = (self.vector_cache.search().select(["embed_hash", "used_at", "model_id"])
+                .limit(None).to_list())
+        unused = sorted((r["used_at"] or 0, r["embed_hash"]) for r in rows
+                        if r["embed_hash"] not in used and r["model_id"] != keep_model)
         drop = [h for _, h in unused[: max(0, total - max_rows)]]
         for start in range(0, len(drop), 500):
             self.vector_cache.delete(_in_list("embed_hash", drop[start:start + 500]))

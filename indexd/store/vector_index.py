@@ -146,6 +146,8 @@ class VectorIndex:
         """(cosine, entry id) of the nearest live vectors passing the filters."""
         np = self._np
         q = np.asarray(vector, dtype=np.float32)
+        if q.shape != (self.dim,):   # a query embedded by the model the store switched from
+            return []
         with self._lock:
             n = len(self._meta["id"])
             mask = self._live[:n].copy()
@@ -171,6 +173,8 @@ class VectorIndex:
         """Cosine of the query to each of these entries that has a vector."""
         np = self._np
         q = np.asarray(vector, dtype=np.float32)
+        if q.shape != (self.dim,):
+            return {}
         with self._lock:
             pos = [(i, self._pos[i]) for i in ids if i in self._pos]
             if not pos:

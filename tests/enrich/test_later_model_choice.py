@@ -1,0 +1,42 @@
+"""Which model answers first and whether a store already holds embed_model's
+vectors (indexd/enrich/later_model.py); real LanceDB stores."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from testlib import settings_with_realm
+
+from indexd.config import load_settings
+from indexd.enrich.later_model import first_spec, holds
+
+
+@pytest.mark.parametrize("model, first, expected", [
+    ("mpnet", "auto", "default"),      # the slow packaged model gets the fast one first
+    ("default", "auto", None),         # the default model is the fast one
+    ("mpnet", "off", None),
+    ("default", "hash", "hash"),
+    ("mpnet", "mpnet", None),          # a model cannot go before itself
+    ("off", "default", None),
+    ("/models/big", "default", "default"),
+])
+def test_the_first_model(indexd_home, model, first, expected):
+    settings = replace(load_settings(), embed_model=model, embed_first=first)
+    assert first_spec(settings) == expected
+
+
+def test_a_store_holds_the_model_it_was_switched_to_by_name(git_repo, make_store):
+    store = make_store(settings_with_realm("work", git_repo.path))
+    assert not holds(store, "mpnet")
+    store.switch_model("all-MiniLM-L6-v2@abcdef123456/384", 384, spec="default")
+    assert holds(store, "default") and not holds(store, "mpnet")
+    store.switch_model("all-mpnet-base-v2@882b26d4ec78/768", 768, spec="mpnet")
+    assert holds(store, "mpnet") and not holds(store, "default")
+
+
+def test_a_store_from_before_the_name_was_recorded_is_judged_by_its_model_id(git_repo, make_store):
+    store = make_store(settings_with_realm("work", git_repo.path))
+    store.switch_model("all-mpnet-base-v2@882b26d4ec78/768", 768)   # no spec: an older daemon
+    assert store.get_meta("embed_spec") is None
+    assert holds(store, "mpnet") and not holds(store, "default")
