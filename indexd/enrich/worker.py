@@ -199,7 +199,6 @@ class Enricher:
             self.later.close()
 
     def _load_embedder(self) -> None:
-        from .embedder import load_embedder
         from .later_model import LaterModel, first_spec, holds
 
         settings = self._settings()
@@ -207,8 +206,8 @@ class Enricher:
         try:
             if first is not None and holds(self.store, settings.embed_model):
                 first = None   # the store already holds (some of) embed_model's vectors
+            embedder, first = self._load_first(settings, first)
             spec = first or settings.embed_model
-            embedder = load_embedder(replace(settings, embed_model=spec))
             self.store.switch_model(embedder.model_id, embedder.dim, settings.embed_recipe, spec=spec)
         except Exception as exc:  # noqa: BLE001 - keyword search keeps working
             self.embed_error = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
@@ -218,6 +217,20 @@ class Enricher:
         if first is not None:
             self.later = LaterModel(self.store, settings, embedder, settings.embed_recipe)
             log.info("embedding with %s first; %s fills in behind it", first, settings.embed_model)
+
+    @staticmethod
+    def _load_first(settings, first: str | None):
+        """(the model that answers now, the first model's name or None). A first
+        model that cannot load leaves embed_model to load as it would alone."""
+        from .embedder import load_embedder
+
+        if first is not None:
+            try:
+                return load_embedder(replace(settings, embed_model=first)), first
+            except Exception as exc:  # noqa: BLE001 - embed_model may still load
+                log.warning("embed_first %r did not load (%s); loading embed_model %r alone",
+                            first, getattr(exc, "message", None) or exc, settings.embed_model)
+        return load_embedder(settings), None
 
     def _serve(self, embedder, settings, from_cache: bool = False) -> None:
         """This model's vectors answer from now on. ``from_cache``: its vectors

@@ -66,3 +66,18 @@ def test_the_better_model_fills_in_behind_the_first_and_takes_over(git_repo, dae
     assert again["model"] == now["model"] and again["later"] is None, again
     assert _top(d, QUERY) == "celsius_to_fahrenheit"
     assert d.call("status")["queues"]["embed"] == 0 and again["embedded"] == 0
+
+
+def test_a_first_model_that_cannot_load_leaves_embed_model_alone(git_repo, daemon, tmp_path):
+    git_repo.write("conv.py", CODE)
+    git_repo.commit()
+    settings_with_realm("work", git_repo.path)
+    d = daemon(extra_env={"INDEXD_EMBED_MODEL": "hash",
+                          "INDEXD_EMBED_FIRST": str(tmp_path / "no-such-model")})
+    d.call("status", sync=True, timeout=120)
+    wait_until(lambda: "semantic" in d.call("initialize")["capabilities"]["search_modes"],
+               timeout=120, what="embed_model, loaded alone")
+    emb = d.call("status")["embedding"]
+    assert emb["model"].startswith("hash-embedder") and emb["later"] is None and not emb["error"], emb
+    wait_until(lambda: d.call("status")["queues"]["embed"] == 0, timeout=60, what="its vectors")
+    assert "embed_first" in d.output() and "no-such-model" in d.output()
