@@ -27,6 +27,7 @@ LOAD_TIMEOUT_S = 300.0
 CHECK_S = 10.0   # how often the backlog is counted while the steady model embeds it
 
 _model = None   # the child's embedder
+_load_error: str | None = None   # why it did not load, told by _describe
 
 
 def _start(parent_pid: int, settings, threads: int) -> None:
@@ -35,13 +36,20 @@ def _start(parent_pid: int, settings, threads: int) -> None:
     # ends this child as it shuts down (and the kernel, should the daemon die).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    global _model
+    global _model, _load_error
     from .embedder import load_embedder
 
-    _model = load_embedder(settings, threads=threads, bulk=True)
+    # An initializer that raises breaks the pool, and the parent would only
+    # learn "terminated abruptly": the reason goes back through _describe.
+    try:
+        _model = load_embedder(settings, threads=threads, bulk=True)
+    except Exception as exc:  # noqa: BLE001 - told to the parent as it asks
+        _load_error = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
 
 
 def _describe() -> dict:
+    if _model is None:
+        raise RuntimeError(_load_error or "the model did not load")
     return {"model_id": _model.model_id, "dim": _model.dim, "runtime": _model.runtime,
             "precision": getattr(_model, "precision", ""), "threads": getattr(_model, "threads", None)}
 

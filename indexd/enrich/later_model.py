@@ -104,7 +104,7 @@ class LaterModel:
         try:
             fresh = self._fill(chunk)
         except Exception as exc:  # noqa: BLE001 - the first model keeps serving
-            self._fail(f"{type(exc).__name__}: {exc}")
+            self.fail(f"{type(exc).__name__}: {exc}")
             return 0
         self._chunk = CHUNK if fresh else min(self._chunk * 4, MAX_CHUNK)
         return len(chunk)
@@ -120,7 +120,7 @@ class LaterModel:
                 return False
             return self.child.ready()
         except Exception as exc:  # noqa: BLE001 - its load failed: the first model stays
-            self._fail(getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}")
+            self.fail(getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}")
             return False
 
     def _fill(self, ids: list[str]) -> int:
@@ -140,7 +140,7 @@ class LaterModel:
         self._pass_embedded += len(missing)
         return len(missing)
 
-    def _fail(self, why: str) -> None:
+    def fail(self, why: str) -> None:
         self.error = why
         log.warning("later model %s stopped, %s keeps serving: %s", self.spec,
                     getattr(self.steady, "model_id", "the first model"), why)

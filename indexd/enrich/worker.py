@@ -253,12 +253,12 @@ class Enricher:
 
         later, settings = self.later, self._settings()
         started = time.time()
+        later.close()   # its child's memory goes back before this process loads the model
         try:
             embedder = load_embedder(settings)
         except Exception as exc:  # noqa: BLE001 - the first model keeps serving
-            later._fail(getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}")
+            later.fail(getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}")
             return
-        later.close()
         if self.bulk is not None:
             self.bulk.close()
         first = self.embedder.model_id

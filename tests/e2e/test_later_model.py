@@ -81,3 +81,19 @@ def test_a_first_model_that_cannot_load_leaves_embed_model_alone(git_repo, daemo
     assert emb["model"].startswith("hash-embedder") and emb["later"] is None and not emb["error"], emb
     wait_until(lambda: d.call("status")["queues"]["embed"] == 0, timeout=60, what="its vectors")
     assert "embed_first" in d.output() and "no-such-model" in d.output()
+
+
+def test_a_later_model_that_cannot_load_leaves_the_first_serving_and_says_why(git_repo, daemon,
+                                                                             tmp_path):
+    git_repo.write("conv.py", CODE)
+    git_repo.commit()
+    settings_with_realm("work", git_repo.path)
+    d = daemon(extra_env={"INDEXD_EMBED_MODEL": str(tmp_path / "no-such-model"),
+                          "INDEXD_EMBED_FIRST": "hash"})
+    d.call("status", sync=True, timeout=120)
+    later = wait_until(lambda: (_later(d) or {}).get("state") == "failed" and _later(d),
+                       timeout=120, what="the later model's failure")
+    assert "no-such-model" in later["error"], later
+    emb = d.call("status")["embedding"]
+    assert emb["model"].startswith("hash-embedder") and emb["ready"]
+    assert d.call("search", query="celsius", mode="semantic")["results"]
