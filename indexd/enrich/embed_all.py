@@ -60,7 +60,8 @@ def embed_missing(store, settings, on_progress: Callable[[dict], None] | None = 
         # An explicit embed_threads wins; else every core: nothing else runs.
         threads = threads or getattr(settings, "embed_threads", 0) or oneshot_threads()
         embedder = load_embedder(settings, threads=threads, bulk=True)
-        store.switch_model(embedder.model_id, embedder.dim, settings.embed_recipe)
+        store.switch_model(embedder.model_id, embedder.dim, settings.embed_recipe,
+                           spec=settings.embed_model)
     except Exception as exc:  # noqa: BLE001 - keyword search works without a model
         report.error = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
         log.warning("not embedding: %s", report.error)

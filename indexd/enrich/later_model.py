@@ -59,7 +59,7 @@ def holds(store, spec: str) -> bool:
     """Whether the store's vectors are (being) made by this configured model.
     Stores from before ``embed_spec`` was recorded are judged by the model id's name."""
     recorded = store.get_meta("embed_spec")
-    if recorded is not None:
+    if recorded:
         return recorded == spec
     held = store.get_meta("embed_model") or ""
     return bool(held) and held.split("@")[0].split("/")[0] == label_of(spec)

@@ -663,6 +663,8 @@ class Store:
         if (self.get_meta("embed_model") == model_id and dim == self.dim
                 and (self.get_meta("embed_recipe") or "default") == recipe):
             return False
+        if spec is None and self.get_meta("embed_spec"):
+            self.set_meta("embed_spec", "")   # another model, named by no config: unknown
         with self._index_lock, self.lock.write():
             self.models_switched += 1
             if dim != self.dim:

@@ -40,3 +40,21 @@ def test_a_store_from_before_the_name_was_recorded_is_judged_by_its_model_id(git
     store.switch_model("all-mpnet-base-v2@882b26d4ec78/768", 768)   # no spec: an older daemon
     assert store.get_meta("embed_spec") is None
     assert holds(store, "mpnet") and not holds(store, "default")
+
+
+def test_a_switch_by_a_caller_that_names_no_model_forgets_the_name(git_repo, make_store):
+    store = make_store(settings_with_realm("work", git_repo.path))
+    store.switch_model("all-mpnet-base-v2@882b26d4ec78/768", 768, spec="mpnet")
+    store.switch_model("all-MiniLM-L6-v2@abcdef123456/384", 384)   # e.g. a tool of its own
+    assert not holds(store, "mpnet") and holds(store, "default")
+
+
+def test_the_one_shot_records_the_model_it_embedded_with(git_repo, make_store, indexd_home):
+    from indexd.enrich.embed_all import embed_missing
+
+    settings = replace(settings_with_realm("work", git_repo.path), embed_model="hash")
+    store = make_store(settings)
+    store.switch_model("all-mpnet-base-v2@882b26d4ec78/768", 768, spec="mpnet")
+    report = embed_missing(store, settings)
+    assert report.error is None and report.model.startswith("hash-embedder")
+    assert store.get_meta("embed_spec") == "hash" and not holds(store, "mpnet")
