@@ -672,11 +672,11 @@ class Store:
                 # several times the table's size (7.4 GB of RSS for 250 repos).
                 keep = _without_vectors(self.entries.search().limit(None).to_arrow(),
                                         S.entries_schema(dim))
-                self.db.drop_table("entries")
+                # One overwrite commit, not a drop and a create: a reader in another
+                # process that opened the store in between found no entries table.
                 self.dim = dim
-                self.entries = self.db.create_table("entries", schema=S.entries_schema(dim))
-                if keep.num_rows:
-                    self.entries.add(keep)
+                self.entries = self.db.create_table("entries", data=keep, schema=S.entries_schema(dim),
+                                                    mode="overwrite", on_bad_vectors="null")
                 del keep
                 names = set(self._table_names())
                 self.vector_cache = self._table(f"vector_cache_{dim}", S.vector_cache_schema(dim), names)
