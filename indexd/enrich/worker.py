@@ -238,10 +238,10 @@ class Enricher:
         from .bulk_model import BulkSwitch
         from .vectors import VectorStage
 
+        self.embedder = embedder   # first: a query that finds the stage ready needs the model
         self.vectors = VectorStage(self.store, embedder, recipe=settings.embed_recipe,
                                    batch=settings.embed_batch, step_rows=settings.embed_step,
                                    pause=self._wait_for_saves, grow_cached=from_cache)
-        self.embedder = embedder
         self.bulk = BulkSwitch(self.store, self.vectors, embedder)
         log.info("embedder ready model=%s dim=%s", embedder.model_id, embedder.dim)
 
