@@ -18,7 +18,6 @@ loads embed_model directly and one before it goes on from the cache.
 from __future__ import annotations
 
 import logging
-import time
 
 from .texts import embed_hash, embed_text
 
@@ -74,7 +73,6 @@ class LaterModel:
         self.error: str | None = None
         self.complete = False
         self.embedded = 0            # texts this stage sent to the model
-        self.started_at = time.time()
         self._ids: list[str] = []
         self._pos = 0
         self._pass_embedded = 0      # texts the current pass had to embed
