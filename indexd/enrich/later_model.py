@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 
-from .texts import embed_hash, embed_text
+from .vectors import cached
 
 log = logging.getLogger(__name__)
 
@@ -122,12 +122,8 @@ class LaterModel:
             return False
 
     def _fill(self, ids: list[str]) -> int:
-        texts: dict[str, str] = {}
-        for row in self.store.rows_for_embedding(ids):
-            text = embed_text(row, self.recipe)
-            texts[embed_hash(text, self.child.model_id)] = text
-        found = self.store.cache_get(sorted(texts), dim=self.child.dim)
-        missing = {k: t for k, t in texts.items() if k not in found}
+        _, _, missing = cached(self.store, self.store.rows_for_embedding(ids), self.recipe,
+                               self.child.model_id, dim=self.child.dim)
         if not missing:
             return 0
         vectors = self.child.encode(list(missing.values()))

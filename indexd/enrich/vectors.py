@@ -24,6 +24,20 @@ MAX_SCALE = 64         # grow_cached: at most 64x the usual step
 EMBED_KINDS_SKIP = ()   # every entry kind is embedded; see docs/benchmarks.md
 
 
+def cached(store, rows: list[dict], recipe: str, model_id: str,
+           dim: int | None = None) -> tuple[list[str], dict, dict[str, str]]:
+    """Each row's cache key (its embedding text and the model), the vectors the
+    cache (of ``dim``) already holds, and the texts it lacks by key, each text once."""
+    texts = [embed_text(r, recipe) for r in rows]
+    keys = [embed_hash(t, model_id) for t in texts]
+    found = store.cache_get(sorted(set(keys)), dim=dim)
+    missing: dict[str, str] = {}
+    for key, text in zip(keys, texts):
+        if key not in found:
+            missing.setdefault(key, text)
+    return keys, found, missing
+
+
 class VectorStage:
     def __init__(self, store, embedder, recipe: str = "default", batch: int = 32,
                  grow_cached: bool = False, pause: Callable[[], None] | None = None,
@@ -57,9 +71,6 @@ class VectorStage:
     def model_id(self) -> str:
         return self.embedder.model_id
 
-    def _keys(self, rows: list[dict]) -> list[str]:
-        return [embed_hash(embed_text(r, self.recipe), self.model_id) for r in rows]
-
     def fill_before_write(self, rows: list[dict], now=None, limit: int = 0) -> bool:
         """Before a write: cached vectors in place, then, where at most ``limit``
         texts are left and ``now`` (the daemon's own model, next in turn) is
@@ -68,13 +79,8 @@ class VectorStage:
         batch in progress (bench/freshness.py). True when every row has one."""
         if not rows:
             return True
-        keys = self._keys(rows)
-        found = self.store.cache_get(sorted(set(keys)))
+        keys, found, missing = cached(self.store, rows, self.recipe, self.model_id)
         self.reused += sum(1 for k in keys if k in found)
-        missing: dict[str, str] = {}
-        for row, key in zip(rows, keys):
-            if key not in found:
-                missing.setdefault(key, embed_text(row, self.recipe))
         if missing and now is not None and len(missing) <= limit:
             try:
                 fresh = dict(zip(missing, now(list(missing.values()))))
@@ -122,14 +128,8 @@ class VectorStage:
         rows, priority = self._next_rows()
         if not rows:
             return 0
-        texts = [embed_text(r, self.recipe) for r in rows]
-        keys = [embed_hash(t, self.model_id) for t in texts]
-        vectors = self.store.cache_get(sorted(set(keys)))
+        keys, vectors, missing = cached(self.store, rows, self.recipe, self.model_id)
         self.reused += sum(1 for k in keys if k in vectors)
-        missing = {}
-        for key, text in zip(keys, texts):
-            if key not in vectors:
-                missing.setdefault(key, text)
         if self.grow_cached:
             self._scale = min(self._scale * 4, MAX_SCALE) if not missing else 1
         stop = None if priority else self._saved_waiting
