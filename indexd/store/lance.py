@@ -658,13 +658,15 @@ class Store:
         mix two kinds of vectors; the embed stage refills in the background.
         A store from before the recipe was recorded was made with "default".
         """
-        if spec is not None and self.get_meta("embed_spec") != spec:
-            self.set_meta("embed_spec", spec)   # the config's name for it (enrich/later_model.py)
-        if (self.get_meta("embed_model") == model_id and dim == self.dim
-                and (self.get_meta("embed_recipe") or "default") == recipe):
+        same = (self.get_meta("embed_model") == model_id and dim == self.dim
+                and (self.get_meta("embed_recipe") or "default") == recipe)
+        # The config's name for the model (enrich/later_model.py); another model
+        # that a caller names by no config leaves it unknown ("").
+        name = spec if spec is not None else (None if same else "")
+        if name is not None and (self.get_meta("embed_spec") or "") != name:
+            self.set_meta("embed_spec", name)
+        if same:
             return False
-        if spec is None and self.get_meta("embed_spec"):
-            self.set_meta("embed_spec", "")   # another model, named by no config: unknown
         with self._index_lock, self.lock.write():
             self.models_switched += 1
             if dim != self.dim:
