@@ -20,7 +20,9 @@ too, and ``super().x()`` only the bases. A call on a variable or ``self.attr`` w
 its bindings give (``app = App()``, ``def f(app: App)``, ``a = make()`` with
 ``make() -> App`` or every ``return`` of ``make`` building ``App(...)``, ``self.x =
 X()``, ``self.x = app``, a test's pytest fixture parameter: graph/types.py,
-graph/fixtures.py) reaches that class's method the same way, "inferred"; a test also
+graph/fixtures.py) reaches that class's method the same way, "inferred"; a name built at
+run time, ``getattr(self, f"visit_{x}")``, reaches every method with that start
+("inferred", graph/dispatch.py); a test also
 calls each fixture its parameters name ("inferred"), and a bare call ``h()`` of a
 module-level ``h = f(..., g, ...)`` reaches ``g`` ("inferred", graph/passed.py); on such
 a typed receiver, ``for``/``with``/``r(...)``/``repr(r)`` and an attribute the class
@@ -107,11 +109,13 @@ def file_edges(index: RealmIndex, f: FileFacts) -> FileResult:
         _config_edges(index, f, res)
         if f.lang == "python":      # pytest runs the fixtures a test names first
             from .fixtures import fixture_edges
+            from .dispatch import dispatch_edges
             from .dunder import dunder_edges
             from .passed import passed_edges
             fixture_edges(index, f, res)
             passed_edges(index, f, scope, res)
             dunder_edges(index, f, scope, res)
+            dispatch_edges(index, f, scope, res)
         if is_test_path(f.path):
             _test_edges(f, res)
     return res

@@ -106,6 +106,7 @@ class Graph:
         self.rev_sym: dict[tuple, dict[str, list[tuple]]] = defaultdict(dict)
         self.canon: dict[tuple, tuple] = {}   # one shared tuple per file key and index key
         self.wants: dict[tuple, set[tuple]] = defaultdict(set)              # (realm, key) -> srcs
+        self.prefixes: dict[str, set[str]] = defaultdict(set)   # realm -> dispatch starts wanted
         self.cochange: dict[tuple, list[Edge]] = defaultdict(list)          # file -> edges out
         self.by_path: dict[str, set[tuple]] = defaultdict(set)
         # (realm, kind, name or last part) -> src file -> its unresolved references so named
@@ -164,6 +165,8 @@ class Graph:
                     srcs.append(key)
         for w in res.wants:
             self.wants[(f.realm, w)].add(key)
+            if w[0] == "prefix":
+                self.prefixes[f.realm].add(w[1])
         for name_key, refs in _unresolved_index(res).items():
             self.unresolved[(f.realm, *name_key)][key] = refs
 
@@ -238,9 +241,13 @@ class Graph:
         if old is None or new is None:
             for k in _provides(f):
                 dirty |= self.wants.get((realm, k), set())
+        starts = self.prefixes.get(realm, ())
         for name in {d[2] for d in old_defs ^ new_defs} | {
                 n for n, _ in _return_types(old) ^ _return_types(new)}:
             dirty |= self.wants.get((realm, ("name", name)), set())
+            for start in starts:        # getattr(self, f"visit_{x}"): graph/dispatch.py
+                if name.startswith(start):
+                    dirty |= self.wants.get((realm, ("prefix", start)), set())
         # Name-based answers are covered by wants; line-anchored doc links
         # (``file.py#L10``) also depend on line ranges.
         if old is not None and new is not None and old.defs != new.defs:

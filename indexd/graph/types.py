@@ -28,6 +28,8 @@ references, python.refs.scm):
 - ``App(...).m()``: the class called; ``cls(...)`` where ``cls`` is annotated
   ``Type[App]`` or bound to a call of a ``-> Type[App]`` function: App (click:
   ``comp = comp_cls(...)`` after ``comp_cls = get_completion_class(shell)``);
+  ``r.attr(...)`` / ``self.attr(...)`` where r's class (or a base) annotates ``attr:
+  Type[App]`` in its body: App (jinja2: ``environment.code_generator_class(...)``);
 - ``app = apps[k]`` where ``apps`` is annotated ``Dict[str, App]``, ``list[App]``,
   ``Sequence[App]``, ...: the element type (click: ``option = self._long_opt[opt]``);
 - ``for app in r`` where r is annotated ``List[App]``, ``Iterator[App]``, ``Set[App]``,
@@ -365,6 +367,8 @@ def callee_classes(index, f, scope, callee: str, where, classes,
     defs = _callee_defs(index, f, scope, callee, where, classes)
     if not defs and callee.isidentifier():
         return _type_valued(index, f, scope, callee, where, classes)
+    if not defs and callee.count(".") == 1:
+        return _attribute_class_objects(index, f, scope, callee, where, classes)
     for repo, path, qual, kind in defs:
         if kind == "class":
             out.append((repo, path, qual))
@@ -400,6 +404,46 @@ def _type_valued(index, f, scope, name: str, where, classes) -> list[tuple]:
         else:
             return []
     return [] if not parts or not all(parts) else _union(parts)
+
+
+def _attribute_class_objects(index, f, scope, callee: str, where, classes) -> list[tuple]:
+    """``r.attr(...)`` where the class ``r`` holds (``self``/``cls``: the enclosing one)
+    annotates ``attr: Type[T]`` in its body or a base's: a T (jinja2: ``generator =
+    environment.code_generator_class(...)`` with ``code_generator_class:
+    t.Type["CodeGenerator"] = CodeGenerator`` in ``Environment``)."""
+    head, _, attr = callee.partition(".")
+    if head in ("self", "cls"):
+        cls = next((p for p in _prefixes(where) if p in classes), None)
+        owners = [(f, scope, cls)] if cls else []
+    else:
+        owners = list(receiver_class_files(index, f, scope, head, where, classes))
+    parts = []
+    for other, here, cls in owners:
+        found = _class_attribute_types(index, other, cls, attr)
+        parts.append(class_object_classes(index, found[0], _scope_of(index, f, scope, found[0]),
+                                          found[1]) if found else [])
+    return [] if not parts or not all(parts) else _union(parts)
+
+
+def _class_attribute_types(index, f, cls: str, attr: str) -> tuple | None:
+    """(file, annotation) of ``attr: T`` in the body of ``cls`` or the nearest base
+    (breadth-first, as ``_walk_bases`` looks methods up)."""
+    from .edges import _bases, _other_scope
+
+    todo, seen = [(f, cls)], set()
+    while todo and len(seen) < 24:
+        here, qual = todo.pop(0)
+        if (here.repo, here.path, qual) in seen:
+            continue
+        seen.add((here.repo, here.path, qual))
+        typed = [b for b in _bindings(index, here).get((qual, attr), []) if b[0] == "bind_type"]
+        if typed:
+            return here, typed[0][1]
+        for repo, path, base in _bases(index, here, _other_scope(index, here), qual):
+            other = index.files.get((repo, path))
+            if other is not None:
+                todo.append((other, base))
+    return None
 
 
 def _returned_class_objects(index, f, scope, callee: str, where, classes) -> list[tuple]:

@@ -232,3 +232,29 @@
 ;   reference.attr_store  `r.name = v`, @module = r: runs __setattr__, not __getattr__
 (assignment left: (attribute object: [(identifier) (attribute)] @module
   attribute: (identifier) @name)) @reference.attr_store
+; Dispatch by a name built at run time (graph/dispatch.py): `getattr(r, f"visit_{...}")`,
+; `getattr(r, "do_" + x)`, `getattr(r, "_h_%s" % x)`: @name = the string's fixed start,
+; @module = r. `getattr(r, v)`: reference.dispatch_var, @name = v; a `v = "visit_" + x`
+; (or f"visit_{x}") in the same function is reference.dispatch_prefix, @name = v,
+; @module = the fixed start.
+(call function: (identifier) @_getattr
+  arguments: (argument_list . (_) @module
+    . (string (string_start) . (string_content) @name . (interpolation)))
+  (#eq? @_getattr "getattr")
+  (#match? @name "^[A-Za-z_][A-Za-z0-9_]")) @reference.dispatch
+(call function: (identifier) @_getattr
+  arguments: (argument_list . (_) @module
+    . (binary_operator left: (string (string_start) . (string_content) @name . (string_end))
+        operator: ["+" "%"]))
+  (#eq? @_getattr "getattr")
+  (#match? @name "^[A-Za-z_][A-Za-z0-9_]")) @reference.dispatch
+(call function: (identifier) @_getattr
+  arguments: (argument_list . (_) @module . (identifier) @name)
+  (#eq? @_getattr "getattr")) @reference.dispatch_var
+(assignment left: (identifier) @name
+  right: [
+    (binary_operator left: (string (string_start) . (string_content) @module . (string_end))
+      operator: "+")
+    (string (string_start) . (string_content) @module . (interpolation))
+  ]
+  (#match? @module "^[A-Za-z_][A-Za-z0-9_]")) @reference.dispatch_prefix
