@@ -16,7 +16,8 @@ calls, annotations, returns, fixtures), each an ``inferred`` calls edge:
   ``str(r)`` / ``len(r)`` -> ``__repr__`` / ``__str__`` / ``__len__``; a builtin the
   module defines or imports is not the builtin;
 - ``C(...)``, a call of a class resolved (or inferred) to one of the realm, ->
-  ``C.__init__`` found along C's bases (``_constructor_edges``);
+  ``C.__new__`` and ``C.__init__`` found along C's bases (``_constructor_edges``;
+  jinja2's ``Template(source)`` builds its environment in ``Template.__new__``);
 - ``r.name`` where neither R nor its bases in the realm define, bind in the class body
   or assign (``self.name = ...``) ``name``, but one defines ``__getattr__`` -> that
   ``__getattr__`` (not for ``r.name = v``: that runs ``__setattr__``).
@@ -63,7 +64,7 @@ def dunder_edges(index, f, scope, res) -> None:
 
 def _constructor_edges(index, f, scope, res):
     """(scope, constructor, line) of each trusted calls edge to a class: ``C(...)`` runs
-    the ``__init__`` along C's bases, which no edge names (a walk that reaches
+    the ``__new__`` and ``__init__`` along C's bases, which no edge names (a walk that reaches
     ``__init__`` goes on to whoever builds the class)."""
     from .edges import _class_member, _other_scope
     from .types import _kind
@@ -74,8 +75,9 @@ def _constructor_edges(index, f, scope, res):
             continue
         other = index.files.get((e.dst_repo, e.dst_path))
         here = scope if other is f else _other_scope(index, other)
-        for hit in _class_member(index, other, here, e.dst_symbol, "__init__"):
-            yield e.src_symbol, hit, e.line
+        for name in ("__new__", "__init__"):
+            for hit in _class_member(index, other, here, e.dst_symbol, name):
+                yield e.src_symbol, hit, e.line
 
 
 def _uses(f, shadowed: set[str]):

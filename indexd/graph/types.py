@@ -10,7 +10,10 @@ references, python.refs.scm):
   annotation naming a class of the realm (none, ``-> t.IO[t.Any]``), every ``return``
   of its body is ``App(...)`` (``cls(...)`` in a method:
   its class; a generator has no such type);
-- ``def f(app: App)``, ``app: App = ...``: the annotation, also ``"App"``,
+- ``def f(app: App)``, ``app: App = ...``: the annotation (a ``TypeVar`` of the
+  file bound to App counts as App; and, since an annotated
+  ``App`` may hold any subclass, ``app.m()`` also reaches the overrides of ``m`` in
+  App's subclasses, as ``self.m()`` does), also ``"App"``,
   ``Optional[App]``, ``App | None``, a subscripted class (``"ProgressBar[V]"``,
   ``App[int]``: App), ``Self`` (the enclosing class);
 - ``with make() as app``: what the ``__enter__`` of make()'s class returns
@@ -75,6 +78,7 @@ ABSTRACT = (*MAPPINGS, *SEQUENCES, "Iterator", "Iterable", "Generator", "AsyncIt
             "Reversible", "Awaitable", "Coroutine", "Callable", "Type", "type", "ClassVar",
             "ContextManager", "AbstractContextManager", "AsyncContextManager",
             "AbstractAsyncContextManager", "KeysView", "ValuesView", "ItemsView")
+MAX_VALUE = 200      # parse/code.py's MAX_MODULE: a longer value text was cut there
 COPIES = ("copy", "deepcopy")    # the copy module's: a copy holds its original's class
 _DOTTED = re.compile(r"^[A-Za-z_][\w.]*$")
 _GENERIC = re.compile(r"^([\w.]+)\[(.*)\]$")
@@ -83,12 +87,24 @@ _GENERIC = re.compile(r"^([\w.]+)\[(.*)\]$")
 def instance_members(index, f, scope, name: str, receiver: str, where: str | None,
                      classes: set[str]) -> list[tuple]:
     """(repo, path, qualname) of ``name`` on the class(es) ``receiver`` holds, or []."""
-    from .edges import _class_member
+    from .edges import _class_member, _overrides
 
     out = []
+    annotated = _annotated(index, f, receiver, where, classes)
     for other, here, cls in receiver_class_files(index, f, scope, receiver, where, classes):
-        out += [h for h in _class_member(index, other, here, cls, name) if h not in out]
+        hits = _class_member(index, other, here, cls, name)
+        if annotated:   # `node: Expr` may hold any subclass: its override is what runs
+            hits = hits + _overrides(index, other, cls, name)
+        out += [h for h in hits if h not in out]
     return out
+
+
+def _annotated(index, f, receiver: str, where, classes) -> bool:
+    """Is the receiver's class known from an annotation (``def f(node: Expr)``,
+    ``self.x: X``), which any subclass instance satisfies, rather than from what
+    built it (``x = App()``: exactly an App)?"""
+    found, _ = _found_bindings(index, f, receiver, where, classes)
+    return any(b[0] == "bind_type" for b in found)
 
 
 def receiver_class_files(index, f, scope, receiver: str, where: str | None, classes: set[str]):
@@ -587,9 +603,15 @@ def _returned(index, f) -> dict[str, list[tuple]]:
     key = ("returned", f.repo, f.path)
     if key not in index.memo:
         out: dict[str, list[tuple]] = {}
+        callees = {(r.scope, r.line, r.name): r.module for r in f.refs_of("return_call")}
         for r in f.refs_of("return_value", "yields"):
             if r.scope:
-                out.setdefault(r.scope, []).append((r.kind, r.module))
+                text = r.module
+                if text and len(text) >= MAX_VALUE and (r.scope, r.line, r.name) in callees:
+                    # the parser cut a long `return X(...)`: its callee is kept apart
+                    text = f"{r.name} {callees[(r.scope, r.line, r.name)]}()" \
+                        if r.kind == "yields" else f"{callees[(r.scope, r.line, r.name)]}()"
+                out.setdefault(r.scope, []).append((r.kind, text))
         index.memo[key] = out
     return index.memo[key]
 
@@ -641,10 +663,22 @@ def annotation_classes(index, f, scope, text: str, self_class: tuple | None = No
                      if k == "class" and p not in TYPING_FILES]
         if not found and part.rsplit(".", 1)[-1] == SELF and self_class is not None:
             found = [self_class]
+        bound = _typevar_bounds(index, f).get(part) if not found and depth < 4 else None
+        if bound:       # `T = TypeVar("T", bound="App")`: a T is an App (or a subclass)
+            found = annotation_classes(index, f, scope, bound, self_class, depth + 1)
         if not found:
             return []
         out += [c for c in found if c not in out]
     return out
+
+
+def _typevar_bounds(index, f) -> dict[str, str]:
+    """Module-level ``T = TypeVar("T", bound=X)`` of the file: name -> X as written."""
+    key = ("typevars", f.repo, f.path)
+    if key not in index.memo:
+        index.memo[key] = {r.name: r.module for r in f.refs_of("typevar_bound")
+                           if r.scope is None and r.module}
+    return index.memo[key]
 
 
 def _named(index, f, scope, name: str) -> list[tuple]:

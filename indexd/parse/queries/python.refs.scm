@@ -171,6 +171,11 @@
 (function_definition name: (identifier) @name return_type: (type) @module) @reference.returns
 (return_statement "return" @name (_) @module) @reference.return_value
 (yield "yield" @name) @module @reference.yields
+;   reference.return_call  `return X(...)` / `yield X(...)`, @module = the callee X as written:
+;                          what a value too long to keep whole (`return Environment(loader=...)`
+;                          over 200 characters) builds
+(return_statement "return" @name (call function: [(identifier) (attribute)] @module)) @reference.return_call
+(yield "yield" @name (call function: [(identifier) (attribute)] @module)) @reference.return_call
 ; `if __name__ == "__main__":` at module level: what follows runs as a script, not on import
 (module
   (if_statement
@@ -258,3 +263,10 @@
     (string (string_start) . (string_content) @module . (interpolation))
   ]
   (#match? @module "^[A-Za-z_][A-Za-z0-9_]")) @reference.dispatch_prefix
+;   reference.typevar_bound  `T = TypeVar("T", bound=X)`: @name = T, @module = X as written (an
+;                            annotation `-> T` then names an X: graph/types.py)
+(assignment left: (identifier) @name
+  right: (call function: [(identifier) (attribute)] @_typevar
+    arguments: (argument_list (keyword_argument name: (identifier) @_bound value: (_) @module)))
+  (#match? @_typevar "(^|[.])TypeVar$")
+  (#eq? @_bound "bound")) @reference.typevar_bound

@@ -1,0 +1,92 @@
+"""Four shapes of jinja2 3.1.4 (bench/impact_vs_tests.py, a project nothing here had
+been tuned on) where a trusted chain from a test to what it breaks was cut:
+
+- ``def _output_child_to_const(self, node: nodes.Expr)`` calls ``node.as_const()``:
+  an annotated ``Expr`` may hold any subclass, so ``Filter.as_const`` (an override)
+  is what runs; only ``Expr.as_const`` was reached;
+- the ``env`` fixture ``return Environment(loader=DictLoader({...}), ...)`` is a
+  value longer than the parser keeps (200 characters), so the fixture had no type
+  and ``env.get_template(...)`` in a test was a name match;
+- ``get_spontaneous_environment(...) -> _env_bound`` with ``_env_bound =
+  t.TypeVar("_env_bound", bound="Environment")``: the TypeVar named no class;
+- ``Template(source)`` runs ``Template.__new__`` (jinja2 builds the template there),
+  which no constructor edge reached (only ``__init__``).
+"""
+
+from __future__ import annotations
+
+import pytest
+from graph_helpers import build, hows_to, write_tree
+
+LONG = ", ".join(f'"name{i}": "a value long enough to make the call long"' for i in range(6))
+FILES = {
+    "pkg/__init__.py": "",
+    "pkg/nodes.py": (
+        "class Expr:\n    def as_const(self):\n        return 1\n\n\n"
+        "class Filter(Expr):\n    def as_const(self):\n        return args_as_const(self)\n\n\n"
+        "def args_as_const(node):\n    return 2\n\n\n"
+        "def fold(node: Expr):\n    return node.as_const()\n\n\n"
+        "def built():\n    node = Expr()\n    return node.as_const()\n"),
+    "pkg/env.py": (
+        "import typing as t\n\n"
+        "_env_bound = t.TypeVar(\"_env_bound\", bound=\"Environment\")\n\n\n"
+        "class Environment:\n"
+        "    def __init__(self, loader=None, trim=False):\n        self.loader = loader\n\n"
+        "    def get_template(self, name):\n        return self.load(name)\n\n"
+        "    def load(self, name):\n        return name\n\n"
+        "    def from_string(self, source):\n        return source\n\n\n"
+        "def spontaneous(cls: t.Type[_env_bound]) -> _env_bound:\n    return cls()\n\n\n"
+        "class Template:\n"
+        "    def __new__(cls, source):\n"
+        "        env = spontaneous(Environment)\n"
+        "        return env.from_string(source)\n"),
+    "tests/test_env.py": (
+        "import pytest\nfrom pkg.env import Environment, Template\n\n\n"
+        "@pytest.fixture\ndef env():\n"
+        f"    return Environment(\n        loader={{{LONG}}},\n        trim=True,\n    )\n\n\n"
+        "def test_layout(env):\n    assert env.get_template('layout')\n\n\n"
+        "def test_template():\n    assert Template('x')\n"),
+}
+NODES, ENV = "pkg/nodes.py", "pkg/env.py"
+
+
+@pytest.fixture(scope="module")
+def graph(tmp_path_factory):
+    return build("r", write_tree(tmp_path_factory.mktemp("jinja_shapes"), FILES))
+
+
+def _calls(graph, path, src, dst_path, dst) -> set[str]:
+    return {e.how for e in graph.edges(["calls"]) if e.src_path == path and e.src_symbol == src
+            and e.dst_path == dst_path and e.dst_symbol == dst}
+
+
+def test_an_annotated_receiver_reaches_the_overrides_of_its_subclasses(graph):
+    assert hows_to(graph, NODES, "fold", "Expr.as_const") == {"inferred"}
+    assert hows_to(graph, NODES, "fold", "Filter.as_const") == {"inferred"}
+
+
+def test_a_receiver_built_by_its_class_reaches_only_that_class(graph):
+    assert hows_to(graph, NODES, "built", "Expr.as_const") == {"inferred"}
+    assert hows_to(graph, NODES, "built", "Filter.as_const") == set()
+
+
+def test_a_fixture_returning_a_call_too_long_to_keep_still_has_its_class(graph):
+    assert len(FILES["tests/test_env.py"].split("return ", 1)[1]) > 200
+    assert _calls(graph, "tests/test_env.py", "test_layout",
+                  ENV, "Environment.get_template") == {"inferred"}
+
+
+def test_a_typevar_bound_to_a_class_is_that_class(graph):
+    assert _calls(graph, ENV, "Template.__new__", ENV, "Environment.from_string") == {"inferred"}
+
+
+def test_calling_a_class_runs_its_new(graph):
+    assert _calls(graph, "tests/test_env.py", "test_template",
+                  ENV, "Template.__new__") == {"inferred"}
+
+
+def test_the_test_is_named_for_what_each_shape_reached(graph):
+    def tests_of(target):
+        return {(t["path"], t["symbol"]) for t in graph.impact(target, depth=3)["tests"]}
+    assert ("tests/test_env.py", "test_layout") in tests_of(f"{ENV}::Environment.load")
+    assert ("tests/test_env.py", "test_template") in tests_of(f"{ENV}::Environment.from_string")
