@@ -55,7 +55,7 @@ from .resolve import RealmIndex, resolve_imports
 
 DOC_KINDS = ("section", "key")
 REF_KINDS = {"call": "calls", "decorator": "calls", "attribute": "references",
-             "type": "references"}
+             "type": "references", "stored": "references"}
 CALL_REFS = ("call", "decorator")
 MAX_CANDIDATE_FILES = 10     # name matches beyond this are too ambiguous to keep
 MANY_DEFINERS = 5
@@ -287,8 +287,8 @@ def _ref_edges(index, f, scope: Scope, res) -> None:
             methods = f.lang == "python" and _self_like(receiver[0] if receiver else None)
             if hits:
                 cache[key] = (how, [(h, 1.0) for h in hits])
-            elif kind == "decorator":   # `@property`, `@x.setter`: a builtin, no look-alike
-                cache[key] = ("name_match", [])
+            elif kind in ("decorator", "stored"):   # `@property`: a builtin; a stored
+                cache[key] = ("name_match", [])      # local or builtin: no look-alike
             else:
                 if (name, methods) not in matched:
                     matched[(name, methods)] = _name_match(index, f, name, line, res, methods)

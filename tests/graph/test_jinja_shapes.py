@@ -90,3 +90,31 @@ def test_the_test_is_named_for_what_each_shape_reached(graph):
         return {(t["path"], t["symbol"]) for t in graph.impact(target, depth=3)["tests"]}
     assert ("tests/test_env.py", "test_layout") in tests_of(f"{ENV}::Environment.load")
     assert ("tests/test_env.py", "test_template") in tests_of(f"{ENV}::Environment.from_string")
+
+
+REGISTRY = {
+    "pkg/__init__.py": "",
+    "pkg/checks.py": (
+        "def test_float(value):\n    return isinstance(value, float)\n\n\n"
+        "TESTS = {\"float\": test_float, \"odd\": lambda v: v % 2}\n"
+        "handlers = [test_float, not_defined_here]\n"),
+    "pkg/other.py": "def not_defined_here():\n    return 0\n",
+}
+
+
+@pytest.fixture(scope="module")
+def registry(tmp_path_factory):
+    return build("r", write_tree(tmp_path_factory.mktemp("registry"), REGISTRY))
+
+
+def test_a_function_stored_in_a_registry_is_referenced_by_it(registry):
+    # jinja2's tests.py: `TESTS = {"float": test_float, ...}`, read by the environment;
+    # no edge reached test_float, so `tests affected` called changing it safe
+    into = {(e.src_symbol, e.kind, e.how) for e in registry.edges()
+            if e.dst_path == "pkg/checks.py" and e.dst_symbol == "test_float"}
+    assert ("TESTS", "references", "resolved") in into
+    assert (None, "references", "resolved") in into        # the module-level list
+
+
+def test_a_stored_name_the_file_cannot_resolve_is_no_name_match(registry):
+    assert not [e for e in registry.edges() if e.dst_symbol == "not_defined_here"]

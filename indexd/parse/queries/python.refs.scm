@@ -270,3 +270,12 @@
     arguments: (argument_list (keyword_argument name: (identifier) @_bound value: (_) @module)))
   (#match? @_typevar "(^|[.])TypeVar$")
   (#eq? @_bound "bound")) @reference.typevar_bound
+;   reference.stored  a name stored in a module's or class body's dict or list literal
+;                     (`FILTERS = {"abs": do_abs}`, `handlers = [on_start]`): a registry,
+;                     whose readers call it; resolved names only, never a name match
+(module (expression_statement (assignment right: (dictionary (pair value: (identifier) @name))))) @reference.stored
+(module (expression_statement (assignment right: (list (identifier) @name)))) @reference.stored
+(class_definition body: (block (expression_statement (assignment
+  right: (dictionary (pair value: (identifier) @name)))))) @reference.stored
+(class_definition body: (block (expression_statement (assignment
+  right: (list (identifier) @name))))) @reference.stored
