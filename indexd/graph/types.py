@@ -21,7 +21,7 @@ references, python.refs.scm):
 - ``app = t.cast(T, value)`` (also ``return t.cast(...)``): T when it names a class,
   else what ``value`` holds (click: ``t.cast("t.IO[t.Any]", LazyFile(...))``);
 - ``app = copy.copy(x)`` / ``copy.deepcopy(x)`` (the stdlib's, through the file's
-  imports): what ``x`` holds, ``self`` the enclosing class (attrs: ``new =
+  imports), ``app = pickle.loads(pickle.dumps(x))`` (jinja2's test_pickle.py): what ``x`` holds, ``self`` the enclosing class (attrs: ``new =
   copy.copy(self); new._setattrs(...)`` in ``Attribute.evolve``);
 - ``self.x = X()`` (or ``self.x: X``) in any method of the class, for ``self.x.m()``;
   ``self.x = y`` gives what ``y`` holds in that method (click: ``self.command =
@@ -53,12 +53,12 @@ from __future__ import annotations
 import re
 
 BIND_KINDS = ("bind_call", "bind_type", "bind_item", "bind_none", "bind_name", "bind_param",
-              "bind_with", "bind_awith", "bind_cast", "bind_for", "bind")
+              "bind_with", "bind_awith", "bind_cast", "bind_for", "bind_roundtrip", "bind")
 # bindings that say what they hold (a plain `bind` on the same line is the same one)
 VALUED = ("bind_call", "bind_item", "bind_name", "bind_param", "bind_with", "bind_awith",
-          "bind_cast", "bind_for")
+          "bind_cast", "bind_for", "bind_roundtrip")
 # the parser gives both on one line: `async with` is also a with, a cast also a call
-STANDS_FOR = {"bind_awith": "bind_with", "bind_cast": "bind_call"}
+STANDS_FOR = {"bind_awith": "bind_with", "bind_cast": "bind_call", "bind_roundtrip": "bind_call"}
 SELF = "Self"       # typing.Self, typing_extensions.Self: the enclosing class
 TYPING_MODULES = ("typing", "typing_extensions")
 # typing's own classes (IO, TextIO, Generic) describe a value and build none: `fp: TextIO`
@@ -286,8 +286,9 @@ def _types_of(index, f, scope, found: list[tuple], where, classes, name: str) ->
     known = {b[2] for b in found if b[0] in (*VALUED, "bind_none")}
     if any(b[0] == "bind" and b[2] not in known for b in found):
         return []
+    # `env = pickle.loads(pickle.dumps(env))` holds what env held before: no new class
     parts = [_binding_classes(index, f, scope, b, where, classes, name)
-             for b in found if b[0] in VALUED]
+             for b in found if b[0] in VALUED and not (b[0] == "bind_roundtrip" and b[1] == name)]
     return [] if not parts or not all(parts) else _union(parts)
 
 
@@ -311,6 +312,8 @@ def _binding_classes(index, f, scope, binding: tuple, where, classes, name: str)
         return _cast_classes(index, f, scope, module, at, classes, bodies=True)
     if kind == "bind_for":
         return _iterated_classes(index, f, scope, module, at, classes)
+    if kind == "bind_roundtrip":    # a pickle round trip builds the class it was given
+        return _copy_classes(index, f, scope, module, at, classes)
     from .fixtures import fixture_classes
     return fixture_classes(index, f, binding, name)
 

@@ -118,3 +118,25 @@ def test_a_function_stored_in_a_registry_is_referenced_by_it(registry):
 
 def test_a_stored_name_the_file_cannot_resolve_is_no_name_match(registry):
     assert not [e for e in registry.edges() if e.dst_symbol == "not_defined_here"]
+
+
+ROUNDTRIP = {
+    "pkg/__init__.py": "",
+    "pkg/env.py": "class Environment:\n    def render(self):\n        return ''\n",
+    "tests/conftest.py": ("import pytest\nfrom pkg.env import Environment\n\n\n"
+                          "@pytest.fixture\ndef env():\n    return Environment()\n"),
+    "tests/test_pickle.py": (
+        "import pickle\nfrom pkg.env import Environment\n\n\n"
+        "def test_environment(env):\n    env = pickle.loads(pickle.dumps(env))\n"
+        "    assert env.render() == ''\n\n\n"
+        "def test_copy_of_another():\n    e = Environment()\n"
+        "    other = pickle.loads(pickle.dumps(e))\n    assert other.render() == ''\n"),
+}
+
+
+def test_a_pickle_round_trip_holds_the_class_it_was_given(tmp_path):
+    # jinja2's test_pickle.py: the test's `env` fixture, pickled and loaded again
+    graph = build("r", write_tree(tmp_path, ROUNDTRIP))
+    for test in ("test_environment", "test_copy_of_another"):
+        assert _calls(graph, "tests/test_pickle.py", test,
+                      "pkg/env.py", "Environment.render") == {"inferred"}, test

@@ -279,3 +279,13 @@
   right: (dictionary (pair value: (identifier) @name)))))) @reference.stored
 (class_definition body: (block (expression_statement (assignment
   right: (list (identifier) @name))))) @reference.stored
+;   reference.bind_roundtrip  `x = pickle.loads(pickle.dumps(y))`: @module = y (x holds what y
+;                             holds; stands for the bind_call of the line)
+(assignment left: (identifier) @name
+  right: (call
+    function: (attribute object: (identifier) @_pickle attribute: (identifier) @_loads)
+    arguments: (argument_list . (call
+      function: (attribute object: (identifier) @_pickle2 attribute: (identifier) @_dumps)
+      arguments: (argument_list . (identifier) @module)) .))
+  (#eq? @_pickle "pickle") (#eq? @_pickle2 "pickle")
+  (#eq? @_loads "loads") (#eq? @_dumps "dumps")) @reference.bind_roundtrip
