@@ -57,6 +57,7 @@ DOC_KINDS = ("section", "key")
 REF_KINDS = {"call": "calls", "decorator": "calls", "attribute": "references",
              "type": "references", "stored": "references"}
 CALL_REFS = ("call", "decorator")
+TRUST = {"resolved": 2, "inferred": 1, "name_match": 0}
 MAX_CANDIDATE_FILES = 10     # name matches beyond this are too ambiguous to keep
 MANY_DEFINERS = 5
 _CAMEL_RE = re.compile(r"[a-z][A-Z]")
@@ -245,7 +246,7 @@ def _unique_refs(f: FileFacts):
     for r in f.refs_of(*REF_KINDS):
         key = (r.name, r.line, r.scope)
         kind, receiver = best.get(key, (None, None))
-        if r.kind in ("attribute", *CALL_REFS) and r.module:    # a call's module: its receiver
+        if r.kind in ("attribute", "stored", *CALL_REFS) and r.module:   # its receiver
             receiver = receiver or r.module
         best[key] = (r.kind if kind is None or r.kind in CALL_REFS else kind, receiver)
     return [(kind, name, line, scope, receiver)
@@ -257,7 +258,8 @@ def _code_defs(index, repo, path, name):
 
 
 def _ref_edges(index, f, scope: Scope, res) -> None:
-    """One edge per (kind, source symbol, target); the first line is the evidence."""
+    """One edge per (kind, source symbol, target): the first line with the most trusted
+    ``how`` is the evidence."""
     local = defaultdict(list)
     for d in f.defs:
         if d.kind not in DOC_KINDS:
@@ -270,7 +272,7 @@ def _ref_edges(index, f, scope: Scope, res) -> None:
     cache: dict[tuple, tuple[str, list]] = {}
     matched: dict[tuple, tuple[str, list]] = {}   # name matches do not depend on the use
     noted: set[str] = set()    # own methods already noted as unresolved (_note_own_method)
-    seen: set[tuple] = set()
+    seen: dict[tuple, int] = {}    # (kind, source, target) -> its edge's index in res.edges
     for kind, name, line, scope_sym, receiver in sorted(_unique_refs(f), key=lambda r: r[2]):
         if f.lang == "python":      # the answer depends on where the name is used
             receiver = (receiver, scope_sym)
@@ -301,11 +303,18 @@ def _ref_edges(index, f, scope: Scope, res) -> None:
                      and _runs_at_import(scope_sym, at_import_scopes, line, script_from))
         for (repo, path, sym), w in hits:
             key = (ekind, scope_sym, repo, path, sym)
-            if key not in seen and (repo, path, sym) != (f.repo, f.path, scope_sym):
-                seen.add(key)
+            if (repo, path, sym) == (f.repo, f.path, scope_sym):
+                continue
+            if key not in seen:
+                seen[key] = len(res.edges)
                 res.edges.append(_edge(f, ekind, scope_sym, repo, path, sym, line, how, w))
+            elif TRUST.get(how, 0) > TRUST.get(res.edges[seen[key]].how, 0):
+                # a name match on an earlier line must not hide a trusted use of the same
+                # target on a later one (sqlparse: `filter_.process(s)` above
+                # `StatementSplitter().process(s)`)
+                res.edges[seen[key]] = _edge(f, ekind, scope_sym, repo, path, sym, line, how, w)
             if at_import and ("import_time", repo, path, sym) not in seen:
-                seen.add(("import_time", repo, path, sym))
+                seen[("import_time", repo, path, sym)] = -1
                 res.edges.append(_edge(f, "import_time", None, repo, path, sym, line, how, w))
 
 

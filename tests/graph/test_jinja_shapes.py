@@ -140,3 +140,49 @@ def test_a_pickle_round_trip_holds_the_class_it_was_given(tmp_path):
     for test in ("test_environment", "test_copy_of_another"):
         assert _calls(graph, "tests/test_pickle.py", test,
                       "pkg/env.py", "Environment.render") == {"inferred"}, test
+
+
+LISTED = {
+    "pkg/__init__.py": "",
+    "pkg/grouping.py": (
+        "def group_brackets(stmt):\n    return stmt\n\n\n"
+        "def group_identifier(stmt):\n    return stmt\n\n\n"
+        "def group(stmt):\n    for func in [\n        group_brackets,\n"
+        "        group_identifier,\n    ]:\n        func(stmt)\n    return stmt\n"),
+    "pkg/split.py": "class Splitter:\n    def process(self, stream):\n        return stream\n",
+    "pkg/lexer.py": (
+        "from .split import Splitter\n\n\n"
+        "class Lexer:\n    def __init__(self):\n"
+        "        self.rules = [('x', self.is_keyword)]\n\n"
+        "    def is_keyword(self, value):\n        return value\n\n\n"
+        "def run(filters, stream):\n"
+        "    for filter_ in filters:\n        stream = filter_.process(stream)\n"
+        "    return Splitter().process(stream)\n"),
+}
+
+
+@pytest.fixture(scope="module")
+def listed(tmp_path_factory):
+    return build("r", write_tree(tmp_path_factory.mktemp("listed"), LISTED))
+
+
+def _into(graph, path, dst) -> set[tuple]:
+    return {(e.src_symbol, e.kind, e.how) for e in graph.edges()
+            if e.dst_path == path and e.dst_symbol == dst}
+
+
+def test_functions_listed_to_run_in_turn_are_referenced_by_the_function(listed):
+    # sqlparse's grouping.group: `for func in [group_brackets, ...]: func(stmt)`
+    for name in ("group_brackets", "group_identifier"):
+        assert ("group", "references", "resolved") in _into(listed, "pkg/grouping.py", name)
+
+
+def test_a_bound_method_stored_in_a_literal_is_referenced(listed):
+    assert ("Lexer.__init__", "references", "inferred") in _into(listed, "pkg/lexer.py",
+                                                                 "Lexer.is_keyword")
+
+
+def test_a_name_match_on_an_earlier_line_does_not_hide_a_trusted_call(listed):
+    # `filter_.process(stream)` (untyped: a name match) comes first in `run`;
+    # `Splitter().process(stream)` below it is a call of Splitter's method
+    assert ("run", "calls", "inferred") in _into(listed, "pkg/split.py", "Splitter.process")

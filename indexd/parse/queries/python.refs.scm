@@ -270,15 +270,17 @@
     arguments: (argument_list (keyword_argument name: (identifier) @_bound value: (_) @module)))
   (#match? @_typevar "(^|[.])TypeVar$")
   (#eq? @_bound "bound")) @reference.typevar_bound
-;   reference.stored  a name stored in a module's or class body's dict or list literal
-;                     (`FILTERS = {"abs": do_abs}`, `handlers = [on_start]`): a registry,
-;                     whose readers call it; resolved names only, never a name match
-(module (expression_statement (assignment right: (dictionary (pair value: (identifier) @name))))) @reference.stored
-(module (expression_statement (assignment right: (list (identifier) @name)))) @reference.stored
-(class_definition body: (block (expression_statement (assignment
-  right: (dictionary (pair value: (identifier) @name)))))) @reference.stored
-(class_definition body: (block (expression_statement (assignment
-  right: (list (identifier) @name))))) @reference.stored
+;   reference.stored  a name stored in a dict, list or tuple literal: a registry (`FILTERS =
+;                     {"abs": do_abs}`), or functions run in turn (sqlparse's `for func in
+;                     [group_brackets, ...]: func(stmt)`); a reference from where the literal
+;                     is, for resolved names only, never a name match
+(list (identifier) @name) @reference.stored
+(tuple (identifier) @name) @reference.stored
+(pair value: (identifier) @name) @reference.stored
+;   also `obj.name` there, @module = obj (sqlparse's lexer stores `(regex, self.is_keyword)`)
+(list (attribute object: (identifier) @module attribute: (identifier) @name)) @reference.stored
+(tuple (attribute object: (identifier) @module attribute: (identifier) @name)) @reference.stored
+(pair value: (attribute object: (identifier) @module attribute: (identifier) @name)) @reference.stored
 ;   reference.bind_roundtrip  `x = pickle.loads(pickle.dumps(y))`: @module = y (x holds what y
 ;                             holds; stands for the bind_call of the line)
 (assignment left: (identifier) @name
