@@ -276,7 +276,7 @@ def _ref_edges(index, f, scope: Scope, res) -> None:
     for kind, name, line, scope_sym, receiver in sorted(_unique_refs(f), key=lambda r: r[2]):
         if f.lang == "python":      # the answer depends on where the name is used
             receiver = (receiver, scope_sym)
-        key = (name, receiver, kind == "decorator")
+        key = (name, receiver, kind in ("decorator", "stored"))   # never name-matched
         if key not in cache:
             res.wants.add(("name", name))
             if f.lang == "python":

@@ -186,3 +186,13 @@ def test_a_name_match_on_an_earlier_line_does_not_hide_a_trusted_call(listed):
     # `filter_.process(stream)` (untyped: a name match) comes first in `run`;
     # `Splitter().process(stream)` below it is a call of Splitter's method
     assert ("run", "calls", "inferred") in _into(listed, "pkg/split.py", "Splitter.process")
+
+
+def test_a_stored_name_is_no_name_match_even_beside_a_call_of_the_same_name(tmp_path):
+    # the stdlib's copy.py: `for t in (type(None), int, ..., type, range, ...)`: the call
+    # `type(None)` may be a name match (a guess); the stored `type` beside it is none
+    graph = build("r", write_tree(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/sock.py": "class Sock:\n    def kind(self):\n        return 1\n",
+        "pkg/copying.py": "for t in (kind(None), int,\n          kind):\n    pass\n"}))
+    assert {e.kind for e in graph.edges() if e.dst_symbol == "Sock.kind"} <= {"calls"}
