@@ -178,6 +178,12 @@ def main(argv=None) -> int:
     lam, cv = choose_lambda(train)
     print("cross-validated train MRR@10 (head only, mean over sets) per L2: "
           + ", ".join(f"{k}: {v:.3f}" for k, v in cv.items()) + f"; chosen {lam}")
+    shipped = rr.shipped_weights()
+    if shipped is not None:
+        raw = np.array([float(shipped["weights"][f]) for f in rr.FEATURES])
+        zero, one = np.zeros(len(raw)), np.ones(len(raw))
+        print(f"the shipped model ({rr.WEIGHTS_FILE.name}) on the same train heads: MRR@10 "
+              f"{set_mean([(d['q']['set'], head_rr(d, raw, zero, one)) for d in train]):.3f}")
     w, mu, sd = fit(train, lam)
     model = model_from(w, mu, sd, args.depth, lam,
                        f"fitted by bench/search_rerank.py on the train split of "
