@@ -277,9 +277,28 @@ TYPES_PY = ("class Param:\n    def complete(self, x):\n        return []\n\n\n"
 
 
 def test_an_override_of_a_called_base_method_is_never_untested_offline(git_repo):
-    """click's `Path.shell_complete`: called as `self.type.shell_complete(...)` on a value
-    annotated `ParamType`, its base, so the edge lands on the base method; the override
-    said untested, so safe, while test_shell_completion.py failed."""
+    """click's `Path.shell_complete`: called on a value whose class is known only as its
+    base, the edge lands on the base method; the override said untested, so safe, while
+    test_shell_completion.py failed. Here the value comes from a factory annotated
+    `-> Param`: the override stays `unknown`, never untested."""
+    answer = affected_after_edit(git_repo, {
+        "pkg/__init__.py": "", "pkg/types.py": TYPES_PY,
+        "pkg/use.py": "from pkg.types import Param, Path\n\n\ndef make() -> Param:\n"
+                      "    return Path()\n\n\ndef run(x):\n    p = make()\n"
+                      "    return p.complete(x)\n",
+        "tests/test_use.py": "from pkg.use import run\n\n\n"
+                             "def test_it():\n    assert run('a') == ['a']\n"},
+        "pkg/types.py", "return [x]", "raise RuntimeError(x)")
+    assert [(c["symbol"], c["tested"]) for c in answer["changed"]] == [("Path.complete", "unknown")]
+    assert answer["changed"][0]["overrides"].endswith("pkg/types.py::Param.complete")
+    assert answer["safe"] is False
+    assert "tests/test_use.py" in paths(answer)
+
+
+def test_an_override_called_through_an_annotated_parameter_is_tested(git_repo):
+    """`def run(p: Param)`: an annotated Param may be any subclass, so `p.complete()` also
+    reaches Path.complete (jinja2's `node: nodes.Expr` and `node.as_const()`): the test
+    is found by a trusted chain, and the answer can be safe."""
     answer = affected_after_edit(git_repo, {
         "pkg/__init__.py": "", "pkg/types.py": TYPES_PY,
         "pkg/use.py": "from pkg.types import Param\n\n\ndef run(p: Param, x):\n"
@@ -287,7 +306,6 @@ def test_an_override_of_a_called_base_method_is_never_untested_offline(git_repo)
         "tests/test_use.py": "from pkg.types import Path\nfrom pkg.use import run\n\n\n"
                              "def test_it():\n    assert run(Path(), 'a') == ['a']\n"},
         "pkg/types.py", "return [x]", "raise RuntimeError(x)")
-    assert [(c["symbol"], c["tested"]) for c in answer["changed"]] == [("Path.complete", "unknown")]
-    assert answer["changed"][0]["overrides"].endswith("pkg/types.py::Param.complete")
-    assert answer["safe"] is False
+    assert [(c["symbol"], c["tested"]) for c in answer["changed"]] == [("Path.complete", "trusted")]
+    assert answer["safe"] is True
     assert "tests/test_use.py" in paths(answer)
