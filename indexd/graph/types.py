@@ -21,8 +21,9 @@ references, python.refs.scm):
 - ``app = t.cast(T, value)`` (also ``return t.cast(...)``): T when it names a class,
   else what ``value`` holds (click: ``t.cast("t.IO[t.Any]", LazyFile(...))``);
 - ``app = copy.copy(x)`` / ``copy.deepcopy(x)`` (the stdlib's, through the file's
-  imports), ``app = pickle.loads(pickle.dumps(x))`` (jinja2's test_pickle.py): what ``x`` holds, ``self`` the enclosing class (attrs: ``new =
-  copy.copy(self); new._setattrs(...)`` in ``Attribute.evolve``);
+  imports), ``app = pickle.loads(pickle.dumps(x))`` (jinja2's test_pickle.py): what
+  ``x`` holds, ``self`` the enclosing class (attrs: ``new = copy.copy(self);
+  new._setattrs(...)`` in ``Attribute.evolve``);
 - ``self.x = X()`` (or ``self.x: X``) in any method of the class, for ``self.x.m()``;
   ``self.x = y`` gives what ``y`` holds in that method (click: ``self.command =
   command`` in ``Context.__init__(self, command: "Command")``);
