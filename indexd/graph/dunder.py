@@ -201,20 +201,9 @@ def _getattr_of(index, f, scope, cls: str, attr: str) -> list[tuple]:
 def _assigned(index, f, scope, cls: str, attr: str) -> bool:
     """Does the body of ``cls`` or of a base in the realm bind ``attr`` (``mode = "r"``,
     ``x: int``), or one of their methods assign ``self.attr``?"""
-    from .edges import _bases, _other_scope
+    from .edges import class_and_bases
     from .types import _bindings, _self_bindings
 
-    todo, seen = [(f, cls)], set()
-    while todo and len(seen) < 24:
-        here, qual = todo.pop(0)
-        if (here.repo, here.path, qual) in seen:
-            continue
-        seen.add((here.repo, here.path, qual))
-        if _self_bindings(index, here).get((qual, f"self.{attr}")) \
-                or _bindings(index, here).get((qual, attr)):
-            return True
-        for repo, path, base in _bases(index, here, _other_scope(index, here), qual):
-            other = index.files.get((repo, path))
-            if other is not None:
-                todo.append((other, base))
-    return False
+    return any(_self_bindings(index, here).get((qual, f"self.{attr}"))
+               or _bindings(index, here).get((qual, attr))
+               for here, qual in class_and_bases(index, f, cls))

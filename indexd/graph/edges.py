@@ -464,6 +464,22 @@ def _derives(index, f, cls: str, target: tuple) -> bool:
     return False
 
 
+def class_and_bases(index, f, cls: str, limit: int = MRO_DEPTH * 4):
+    """(file facts, qualname) of ``f``'s class ``cls`` and then of its bases in the realm,
+    breadth-first (as ``_walk_bases`` looks methods up), each once, at most ``limit``."""
+    todo, seen = [(f, cls)], set()
+    while todo and len(seen) < limit:
+        here, qual = todo.pop(0)
+        if (here.repo, here.path, qual) in seen:
+            continue
+        seen.add((here.repo, here.path, qual))
+        yield here, qual
+        for repo, path, base in _bases(index, here, _other_scope(index, here), qual):
+            other = index.files.get((repo, path))
+            if other is not None:
+                todo.append((other, base))
+
+
 def _class_quals(index, f) -> set[str]:
     key = ("class_quals", f.repo, f.path)
     if key not in index.memo:

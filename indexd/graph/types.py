@@ -446,23 +446,13 @@ def _attribute_class_objects(index, f, scope, callee: str, where, classes) -> li
 
 
 def _class_attribute_types(index, f, cls: str, attr: str) -> tuple | None:
-    """(file, annotation) of ``attr: T`` in the body of ``cls`` or the nearest base
-    (breadth-first, as ``_walk_bases`` looks methods up)."""
-    from .edges import _bases, _other_scope
+    """(file, annotation) of ``attr: T`` in the body of ``cls`` or the nearest base."""
+    from .edges import class_and_bases
 
-    todo, seen = [(f, cls)], set()
-    while todo and len(seen) < 24:
-        here, qual = todo.pop(0)
-        if (here.repo, here.path, qual) in seen:
-            continue
-        seen.add((here.repo, here.path, qual))
+    for here, qual in class_and_bases(index, f, cls):
         typed = [b for b in _bindings(index, here).get((qual, attr), []) if b[0] == "bind_type"]
         if typed:
             return here, typed[0][1]
-        for repo, path, base in _bases(index, here, _other_scope(index, here), qual):
-            other = index.files.get((repo, path))
-            if other is not None:
-                todo.append((other, base))
     return None
 
 
