@@ -81,12 +81,11 @@ def names_with(index, start: str) -> tuple[str, ...]:
 
 def _uses(f):
     """(receiver, fixed start, line, scope) of each dispatch in the file."""
-    bound = {(r.scope, r.name): r.module for r in f.refs_of("dispatch_prefix")}
-    for r in f.refs_of("dispatch"):
-        start = prefix_of(r.name)
-        if start and r.module:
-            yield r.module, start, r.line, r.scope
-    for r in f.refs_of("dispatch_var"):
-        start = prefix_of(bound.get((r.scope, r.name)))
-        if start and r.module:
+    refs = f.refs_of("dispatch_prefix", "dispatch", "dispatch_var")
+    bound = {(r.scope, r.name): r.module for r in refs if r.kind == "dispatch_prefix"}
+    for r in refs:
+        if r.kind == "dispatch_prefix" or not r.module:
+            continue
+        start = prefix_of(r.name if r.kind == "dispatch" else bound.get((r.scope, r.name)))
+        if start:
             yield r.module, start, r.line, r.scope

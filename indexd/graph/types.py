@@ -79,7 +79,6 @@ ABSTRACT = (*MAPPINGS, *SEQUENCES, "Iterator", "Iterable", "Generator", "AsyncIt
             "Reversible", "Awaitable", "Coroutine", "Callable", "Type", "type", "ClassVar",
             "ContextManager", "AbstractContextManager", "AsyncContextManager",
             "AbstractAsyncContextManager", "KeysView", "ValuesView", "ItemsView")
-MAX_VALUE = 200      # parse/code.py's MAX_MODULE: a longer value text was cut there
 COPIES = ("copy", "deepcopy")    # the copy module's: a copy holds its original's class
 _DOTTED = re.compile(r"^[A-Za-z_][\w.]*$")
 _GENERIC = re.compile(r"^([\w.]+)\[(.*)\]$")
@@ -596,15 +595,16 @@ def _returned(index, f) -> dict[str, list[tuple]]:
     """function qualname -> [(kind, text)] of its ``return expr`` and ``yield`` values."""
     key = ("returned", f.repo, f.path)
     if key not in index.memo:
+        from ..parse.code import MAX_MODULE     # the longest value text the parser keeps
+
         out: dict[str, list[tuple]] = {}
         callees = {(r.scope, r.line, r.name): r.module for r in f.refs_of("return_call")}
         for r in f.refs_of("return_value", "yields"):
             if r.scope:
-                text = r.module
-                if text and len(text) >= MAX_VALUE and (r.scope, r.line, r.name) in callees:
+                text, callee = r.module, callees.get((r.scope, r.line, r.name))
+                if text and len(text) >= MAX_MODULE and callee:
                     # the parser cut a long `return X(...)`: its callee is kept apart
-                    text = f"{r.name} {callees[(r.scope, r.line, r.name)]}()" \
-                        if r.kind == "yields" else f"{callees[(r.scope, r.line, r.name)]}()"
+                    text = f"yield {callee}()" if r.kind == "yields" else f"{callee}()"
                 out.setdefault(r.scope, []).append((r.kind, text))
         index.memo[key] = out
     return index.memo[key]
