@@ -541,17 +541,49 @@ def _receiver_targets(index, f, name, receiver, scope: Scope, local) -> list[tup
     an imported or local class. An unknown receiver (a variable) gives none."""
     from .resolve import _py_definer
 
-    if receiver in scope.modules:
-        repo, path = scope.modules[receiver]
-        found = _py_definer(index, repo, path, name)
-        if found is not None and found[1] == name:     # top level: os.close is no method
-            (d_repo, d_path), qual = found
+    module, rest = scope.modules.get(receiver), []
+    if module is None and "." in receiver:
+        module, rest = _submodule(index, scope, receiver)
+    if module is not None and len(rest) <= 1:
+        head = rest[0] if rest else name            # pkg.mod.name or pkg.mod.Class.name
+        found = _py_definer(index, module[0], module[1], head)
+        if found is None or found[1] != head:       # top level only: os.close is no method
+            return []
+        (d_repo, d_path), qual = found
+        if not rest:
             return [(d_repo, d_path, qual)]
-        return []
+        return [(d_repo, d_path, d.qualname) for d in _code_defs(index, d_repo, d_path, name)
+                if d.qualname == f"{qual}.{name}"]
     classes = [(repo, path, sym) for repo, path, sym in scope.imported.get(receiver, ()) if sym]
     classes += [(f.repo, f.path, q) for q in local.get(receiver, [])]
     return [(repo, path, d.qualname) for repo, path, sym in classes
             for d in _code_defs(index, repo, path, name) if d.qualname == f"{sym}.{name}"]
+
+
+def _submodule(index, scope: Scope, receiver: str) -> tuple[tuple | None, list[str]]:
+    """(the module file ``receiver`` names through a bound module and the packages'
+    submodules, the parts after it): ``import sqlparse`` then ``sqlparse.cli.main()``
+    reads the submodule cli as an attribute of the package (its ``__init__`` imports
+    it). A name the package defines or imports itself wins over a submodule of that
+    name (``from .main import main`` in ``__init__``): (None, []) then, as for a
+    receiver no bound module starts."""
+    from .resolve import _py_definer, _py_file
+
+    parts = receiver.split(".")
+    for i in range(len(parts) - 1, 0, -1):
+        module = scope.modules.get(".".join(parts[:i]))
+        if module is None:
+            continue
+        rest = parts[i:]
+        while rest and module[1].endswith(("/__init__.py", "/__init__.pyi")):
+            if _py_definer(index, module[0], module[1], rest[0]) is not None:
+                return None, []
+            sub = _py_file(index, module[0], f"{posixpath.dirname(module[1])}/{rest[0]}")
+            if sub is None:
+                break
+            module, rest = (module[0], sub), rest[1:]
+        return module, rest
+    return None, []
 
 
 def _resolved_targets(index, f, name, imported, files, local) -> list[tuple]:

@@ -286,9 +286,12 @@ def _types_of(index, f, scope, found: list[tuple], where, classes, name: str) ->
     known = {b[2] for b in found if b[0] in (*VALUED, "bind_none")}
     if any(b[0] == "bind" and b[2] not in known for b in found):
         return []
-    # `env = pickle.loads(pickle.dumps(env))` holds what env held before: no new class
+    # `env = pickle.loads(pickle.dumps(env))`, `stack = build(stack, options)` (build
+    # returns its argument) hold what the name held before: no new class
     parts = [_binding_classes(index, f, scope, b, where, classes, name)
-             for b in found if b[0] in VALUED and not (b[0] == "bind_roundtrip" and b[1] == name)]
+             for b in found if b[0] in VALUED and not (b[0] == "bind_roundtrip" and b[1] == name)
+             and not (b[0] == "bind_call" and _passed_through(index, f, scope, b, name,
+                                                              classes) == name)]
     return [] if not parts or not all(parts) else _union(parts)
 
 
@@ -300,6 +303,9 @@ def _binding_classes(index, f, scope, binding: tuple, where, classes, name: str)
         copied = _copied(index, f, module, at, line, name)
         if copied is not None:
             return _copy_classes(index, f, scope, copied, at, classes)
+        through = _passed_through(index, f, scope, binding, name, classes)
+        if through is not None:
+            return receiver_classes(index, f, scope, through, at, classes)
         return callee_classes(index, f, scope, module, where, classes)
     if kind == "bind_item":
         return _item_classes(index, f, scope, module, where, classes)
@@ -328,6 +334,41 @@ def _copied(index, f, callee: str, at, line: int, name: str) -> str | None:
         return None
     passed = _passed_at(index, f).get((at, name, line), [])
     return passed[0] if len(passed) == 1 else None
+
+
+def _passed_through(index, f, scope, binding: tuple, name: str, classes) -> str | None:
+    """The name ``name = g(..., y, ...)`` gives back, where every function ``g`` names
+    returns one of its own parameters and nothing else (sqlparse's ``stack =
+    build_filter_stack(stack, options)`` sets the stack up and returns it): ``name``
+    itself when it is among the names passed, else y when it is the only one; None
+    otherwise. The facts do not say at which position a name is passed, so ``name``
+    among several is read as the one returned, the builder's shape."""
+    _, callee, line, at = binding
+    defs = _callee_defs(index, f, scope, callee, at, classes)
+    if not defs or not all(_returned_parameter(index, r, p, q, k) for r, p, q, k in defs):
+        return None
+    passed = _passed_at(index, f).get((at, name, line), [])
+    if name in passed:
+        return name
+    return passed[0] if len(passed) == 1 else None
+
+
+def _returned_parameter(index, repo: str, path: str, qual: str, kind: str | None) -> str | None:
+    """The parameter a function returns at every ``return`` (``return None`` aside),
+    never rebound in it; None for anything else, a generator, a class."""
+    other = index.files.get((repo, path))
+    if other is None or kind in (None, "class"):
+        return None
+    values = _returned(index, other).get(qual, [])
+    names = {(text or "").strip() for k, text in values if k == "return_value"}
+    names.discard("None")
+    if len(names) != 1 or any(k == "yields" for k, _ in values):
+        return None
+    (returned,) = names
+    binds = _bindings(index, other).get((qual, returned), [])
+    if not binds or any(b[0] not in ("bind_param", "bind_type") for b in binds):
+        return None
+    return returned
 
 
 def _copy_classes(index, f, scope, copied: str, at, classes) -> list[tuple]:
