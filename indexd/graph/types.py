@@ -81,6 +81,8 @@ ABSTRACT = (*MAPPINGS, *SEQUENCES, "Iterator", "Iterable", "Generator", "AsyncIt
             "AbstractAsyncContextManager", "KeysView", "ValuesView", "ItemsView")
 COPIES = ("copy", "deepcopy")    # the copy module's: a copy holds its original's class
 _DOTTED = re.compile(r"^[A-Za-z_][\w.]*$")
+_OWN_ATTRIBUTE = re.compile(r"^(self|cls)\.[A-Za-z_]\w*$")
+OWN_CLASS = ("cls", "self.__class__")    # called in a method: builds the method's class
 _GENERIC = re.compile(r"^([\w.]+)\[(.*)\]$")
 
 
@@ -139,7 +141,8 @@ def _found_bindings(index, f, name: str, where, classes) -> tuple[list, str | No
     """(the bindings of ``name`` or ``self.name`` that a use in ``where`` sees, the scope
     they are in): ``self.x`` in any method of the class, a name in the innermost scope
     binding it."""
-    if name.startswith("self.") and name.count(".") == 1:
+    if name.startswith(("self.", "cls.")) and name.count(".") == 1:
+        name = _as_self(name)
         cls = next((p for p in _prefixes(where) if p in classes), None)
         if cls is None:
             return [], None
@@ -160,10 +163,30 @@ def _self_bindings(index, f) -> dict[tuple, list[tuple]]:
     if key not in index.memo:
         out: dict[tuple, list[tuple]] = {}
         for (s, n), bs in _bindings(index, f).items():
-            if s and "." in s and n.startswith("self."):
-                out.setdefault((s.rsplit(".", 1)[0], n), []).extend(bs)
+            if s and "." in s and n.startswith(("self.", "cls.")):
+                out.setdefault((s.rsplit(".", 1)[0], _as_self(n)), []).extend(bs)
         index.memo[key] = out
     return index.memo[key]
+
+
+def _own_class(index, f, callee: str, at: str | None) -> tuple | None:
+    """The class a method's ``cls(...)`` / ``self.__class__(...)`` builds: the method's
+    own, where ``cls`` is its parameter and nothing else (a plain function's local
+    ``cls = shell_class(name)`` is not)."""
+    if callee not in OWN_CLASS:
+        return None
+    owner = _owner(index, f, at)
+    if owner is None or any(b[0] != "bind_param" for b in
+                            _bindings(index, f).get((at, callee.split(".")[0]), [])):
+        return None
+    return owner
+
+
+def _as_self(name: str) -> str:
+    """``cls.x`` (a classmethod's class attribute) is what instances read as ``self.x``:
+    sqlparse's ``Lexer.get_default_instance`` keeps its instance in
+    ``cls._default_instance = cls()``."""
+    return "self." + name[4:] if name.startswith("cls.") else name
 
 
 def _item_classes(index, f, scope, container: str, where, classes) -> list[tuple]:
@@ -300,6 +323,9 @@ def _binding_classes(index, f, scope, binding: tuple, where, classes, name: str)
     name assigned holds where it is assigned (``self.x = y``), a fixture's type."""
     kind, module, line, at = binding
     if kind == "bind_call":
+        owner = _own_class(index, f, module, at)
+        if owner is not None:       # `cls._instance = cls()` in a classmethod
+            return [owner]
         copied = _copied(index, f, module, at, line, name)
         if copied is not None:
             return _copy_classes(index, f, scope, copied, at, classes)
@@ -553,6 +579,7 @@ def body_classes(index, f, scope, qual: str, yields: bool = False) -> list[tuple
     key = ("body_type", f.repo, f.path, qual, yields)
     if key in index.memo:
         return index.memo[key]
+    index.memo[key] = []    # a return of `self.x` may lead back here: a cycle knows nothing
     values = _returned(index, f).get(qual, [])
     out = []
     if yields or not any(kind == "yields" for kind, _ in values):
@@ -575,13 +602,19 @@ def _built(index, f, scope, qual: str, kind: str, text: str | None):
     text = text.strip()
     if text == "None":
         return "None"
+    if _OWN_ATTRIBUTE.match(text):      # `return cls._default_instance`: a singleton's
+        owner = qual.rpartition(".")[0]
+        from .edges import _class_quals
+        classes = _class_quals(index, f)
+        return (receiver_classes(index, f, scope, _as_self(text), qual, classes)
+                if owner in classes else [])
     callee = text.split("(", 1)[0].strip()
     if not text.endswith(")") or not _DOTTED.match(callee) \
             or not _closes_at_end(text, text.index("(")):
         return []
     from .edges import _class_quals
     owner, classes = qual.rpartition(".")[0], _class_quals(index, f)
-    if callee in ("cls", "self.__class__") and owner in classes:
+    if callee in OWN_CLASS and owner in classes:
         return [(f.repo, f.path, owner)]
     if _cast_args(index, f, scope, text) is not None:
         return _cast_classes(index, f, scope, text, qual, classes, bodies=False)

@@ -54,11 +54,27 @@ FILES = {
         "    def _a(self):\n        return 1\n\n\n"
         "class Shell(Loop):\n"
         "    def do_quit(self):\n        return 'bye'\n"),
+    # sqlparse 0.5.1's filters: a `.format` template, lower-cased in the getattr call
+    "pkg/reindent.py": (
+        "class Reindent:\n"
+        "    def _process(self, tlist):\n"
+        "        func_name = '_process_{cls}'.format(cls=type(tlist).__name__)\n"
+        "        func = getattr(self, func_name.lower(), self._process_default)\n"
+        "        func(tlist)\n\n"
+        "    def _process_values(self, tlist):\n        return 1\n\n"
+        "    def _process_default(self, tlist):\n        return 2\n\n"
+        "    def handle(self, x):\n"
+        "        name = 'hd_%s' % x\n"
+        "        return getattr(self, name)()\n\n"
+        "    def direct(self, x):\n"
+        "        return getattr(self, 'hd_{}'.format(x))()\n\n"
+        "    def hd_one(self):\n        return 1\n"),
     "tests/test_api.py": (
         "from pkg.environment import Environment\n\n\n"
         "def test_compile():\n    assert Environment().compile('x')\n"),
 }
 VISITOR, COMPILER, LOOP = "pkg/visitor.py", "pkg/compiler.py", "pkg/loop.py"
+REINDENT = "pkg/reindent.py"
 
 
 @pytest.fixture(scope="module")
@@ -85,6 +101,13 @@ def test_a_getattr_with_a_built_name_calls_the_methods_with_that_start(graph):
 def test_the_name_built_in_a_variable_first_counts_too(graph):
     assert hows_to(graph, LOOP, "Loop.onecmd", "Loop.do_help") == {"inferred"}
     assert hows_to(graph, LOOP, "Loop.onecmd", "Shell.do_quit") == {"inferred"}
+
+
+def test_a_name_built_by_str_format_or_percent_in_a_variable_counts_too(graph):
+    assert hows_to(graph, REINDENT, "Reindent._process", "Reindent._process_values") == {
+        "inferred"}
+    assert hows_to(graph, REINDENT, "Reindent.handle", "Reindent.hd_one") == {"inferred"}
+    assert hows_to(graph, REINDENT, "Reindent.direct", "Reindent.hd_one") == {"inferred"}
 
 
 def test_a_start_too_short_to_choose_by_calls_nothing(graph):

@@ -9,7 +9,11 @@ where a trusted chain from a test to what it breaks was cut:
   functions, and ``tests affected`` called their changes safe;
 - ``import sqlparse`` then ``sqlparse.cli.main([...])`` (test_cli.py): a submodule read
   as an attribute of its package (``sqlparse/__init__.py`` imports it) was a name match,
-  as was ``sqlparse.formatter.validate_options(...)`` in cli.py.
+  as was ``sqlparse.formatter.validate_options(...)`` in cli.py;
+- ``Lexer.get_default_instance().get_tokens(sql)``: a classmethod keeps its one instance
+  in a class attribute (``cls._default_instance = cls()``) and returns it, so what it
+  returns had no class and ``Lexer.get_tokens`` (and ``is_keyword``, which only it calls,
+  breaking seven test files) had no caller at all.
 """
 
 from __future__ import annotations
@@ -45,6 +49,28 @@ FILES = {
         "    def enable(self):\n        self.on = True\n\n"
         "    def run(self, sql):\n        return [sql]\n\n\n"
         "def make():\n    return object()\n"),
+    "pkg/lexer.py": (
+        "class Lexer:\n"
+        "    _default_instance = None\n\n"
+        "    @classmethod\n"
+        "    def get_default_instance(cls):\n"
+        "        if cls._default_instance is None:\n"
+        "            cls._default_instance = cls()\n"
+        "            cls._default_instance.default_initialization()\n"
+        "        return cls._default_instance\n\n"
+        "    def default_initialization(self):\n        self.ready = True\n\n"
+        "    def get_tokens(self, sql):\n        return [sql]\n\n\n"
+        "class Unknown:\n"
+        "    @classmethod\n"
+        "    def instance(cls):\n"
+        "        cls._it = make()\n"
+        "        return cls._it\n\n"
+        "    def get_tokens(self, sql):\n        return []\n\n\n"
+        "def make():\n    return object()\n\n\n"
+        "def tokenize(sql):\n"
+        "    return Lexer.get_default_instance().get_tokens(sql)\n\n\n"
+        "def untyped(sql):\n"
+        "    return Unknown.instance().get_tokens(sql)\n"),
     "pkg/formatter.py": (
         "from pkg import engine\n\n\n"
         "def build_filter_stack(stack, options):\n"
@@ -122,3 +148,15 @@ def test_the_cli_test_reaches_the_stack_over_trusted_edges(graph):
     trusted = {t["path"] for t in answer["tests"]
                if t["via"] and all(e["how"] in ("resolved", "inferred") for e in t["via"])}
     assert "tests/test_cli.py" in trusted
+
+
+def test_a_classmethod_returning_its_stored_instance_gives_the_class(graph):
+    assert ("pkg/lexer.py", "Lexer.get_tokens", "inferred") in calls_from(
+        graph, "pkg/lexer.py", "tokenize")
+    assert ("pkg/lexer.py", "Lexer.default_initialization", "inferred") in calls_from(
+        graph, "pkg/lexer.py", "Lexer.get_default_instance")
+
+
+def test_a_class_attribute_holding_an_unknown_value_gives_no_class(graph):
+    assert not {how for p, s, how in calls_from(graph, "pkg/lexer.py", "untyped")
+                if s == "Unknown.get_tokens" and how in ("resolved", "inferred")}

@@ -107,7 +107,8 @@
 (assignment left: (identifier) @name
   right: (call arguments: (argument_list (keyword_argument value: (identifier) @module)))) @reference.bind_passes
 
-; What a name (or self.attr) is bound to, for instance types (graph/types.py):
+; What a name (or self.attr; cls.attr in a classmethod, a class attribute that instances
+; read as self.attr) is bound to, for instance types (graph/types.py):
 ;   reference.bind_call  `x = C(...)` / `x = f(...)`, @module = the callee as written
 ;   reference.bind_type  `x: T = ...`, `def f(x: T)`, @module = the annotation
 ;   reference.bind_item  `x = d[k]`, @module = the container (`d: Dict[str, C]` gives C)
@@ -128,22 +129,22 @@
 (assignment
   left: (attribute object: (identifier) @_self attribute: (identifier)) @name
   right: (call function: (_) @module)
-  (#eq? @_self "self")) @reference.bind_call
+  (#match? @_self "^(self|cls)$")) @reference.bind_call
 (assignment
   left: (attribute object: (identifier) @_self attribute: (identifier)) @name
   type: (type) @module
-  (#eq? @_self "self")) @reference.bind_type
+  (#match? @_self "^(self|cls)$")) @reference.bind_type
 (assignment
   left: (attribute object: (identifier) @_self attribute: (identifier)) @name
   right: (none)
-  (#eq? @_self "self")) @reference.bind_none
+  (#match? @_self "^(self|cls)$")) @reference.bind_none
 (assignment
   left: (attribute object: (identifier) @_self attribute: (identifier)) @name
   right: (identifier) @module
-  (#eq? @_self "self")) @reference.bind_name
+  (#match? @_self "^(self|cls)$")) @reference.bind_name
 (assignment
   left: (attribute object: (identifier) @_self attribute: (identifier)) @name
-  (#eq? @_self "self")) @reference.bind
+  (#match? @_self "^(self|cls)$")) @reference.bind
 (assignment left: (pattern_list (identifier) @name)) @reference.bind
 (typed_parameter (identifier) @name type: (type) @module) @reference.bind_type
 (typed_default_parameter name: (identifier) @name type: (type) @module) @reference.bind_type
@@ -240,8 +241,9 @@
 ; Dispatch by a name built at run time (graph/dispatch.py): `getattr(r, f"visit_{...}")`,
 ; `getattr(r, "do_" + x)`, `getattr(r, "_h_%s" % x)`: @name = the string's fixed start,
 ; @module = r. `getattr(r, v)`: reference.dispatch_var, @name = v; a `v = "visit_" + x`
-; (or f"visit_{x}") in the same function is reference.dispatch_prefix, @name = v,
-; @module = the fixed start.
+; (or f"visit_{x}", "visit_%s" % x, "visit_{}".format(x)) in the same function is
+; reference.dispatch_prefix, @name = v, @module = the fixed start; `getattr(r, v.lower())`
+; (sqlparse's filters) reads v too.
 (call function: (identifier) @_getattr
   arguments: (argument_list . (_) @module
     . (string (string_start) . (string_content) @name . (interpolation)))
@@ -254,13 +256,30 @@
   (#eq? @_getattr "getattr")
   (#match? @name "^[A-Za-z_][A-Za-z0-9_]")) @reference.dispatch
 (call function: (identifier) @_getattr
+  arguments: (argument_list . (_) @module
+    . (call function: (attribute
+        object: (string (string_start) . (string_content) @name . (string_end))
+        attribute: (identifier) @_format)))
+  (#eq? @_getattr "getattr")
+  (#eq? @_format "format")
+  (#match? @name "^[A-Za-z_][A-Za-z0-9_]")) @reference.dispatch
+(call function: (identifier) @_getattr
   arguments: (argument_list . (_) @module . (identifier) @name)
   (#eq? @_getattr "getattr")) @reference.dispatch_var
+(call function: (identifier) @_getattr
+  arguments: (argument_list . (_) @module
+    . (call function: (attribute object: (identifier) @name attribute: (identifier) @_case)))
+  (#eq? @_getattr "getattr")
+  (#match? @_case "^(lower|upper|strip)$")) @reference.dispatch_var
 (assignment left: (identifier) @name
   right: [
     (binary_operator left: (string (string_start) . (string_content) @module . (string_end))
-      operator: "+")
+      operator: ["+" "%"])
     (string (string_start) . (string_content) @module . (interpolation))
+    (call function: (attribute
+      object: (string (string_start) . (string_content) @module . (string_end))
+      attribute: (identifier) @_format)
+      (#eq? @_format "format"))
   ]
   (#match? @module "^[A-Za-z_][A-Za-z0-9_]")) @reference.dispatch_prefix
 ;   reference.typevar_bound  `T = TypeVar("T", bound=X)`: @name = T, @module = X as written (an
