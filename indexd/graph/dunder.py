@@ -12,7 +12,8 @@ calls, annotations, returns, fixtures), each an ``inferred`` calls edge:
   comprehension's own variables), ``next(r)`` / ``next(r, default)`` -> ``R.__next__``,
   ``iter(r)`` -> ``R.__iter__`` (not ``iter(f, sentinel)``: that calls ``f``);
 - ``r(...)`` -> ``R.__call__``, also ``self.x(...)`` where ``self.x`` holds an R (click:
-  ``self.type(value, self, ctx)``, ``self.type: types.ParamType``); ``repr(r)`` /
+  ``self.type(value, self, ctx)``, ``self.type: types.ParamType``) and ``mod.x(...)`` where
+  the module's x does (toolz: ``curried.take = curry(take)``); ``repr(r)`` /
   ``str(r)`` / ``len(r)`` -> ``__repr__`` / ``__str__`` / ``__len__``; a builtin the
   module defines or imports is not the builtin;
 - ``C(...)``, a call of a class resolved (or inferred) to one of the realm, ->
@@ -99,6 +100,9 @@ def _uses(f, shadowed: set[str]):
             yield r.name, ("__call__",), r.line, r.scope
         elif r.module == "self" and r.name.isidentifier():     # `self.x(...)`: x's, if typed
             yield f"self.{r.name}", ("__call__",), r.line, r.scope
+        elif r.module and r.module.isidentifier() and r.name.isidentifier():
+            # `mod.x(...)`: a module-level instance of another module (toolz's curried.take)
+            yield f"{r.module}.{r.name}", ("__call__",), r.line, r.scope
     stores = {(r.line, r.module, r.name) for r in f.refs_of("attr_store")}
     for r in f.refs_of("attribute", "call"):
         if r.module and not r.module.startswith("super(") \

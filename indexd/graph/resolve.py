@@ -227,6 +227,14 @@ def _py_definer(index, repo, file, name, depth: int = 3):
             t = _py_from(index, f, r.module, name, r.line, None, depth - 1)
             if t.path is not None and t.symbol:
                 return (t.def_at or (t.repo, t.path)), t.symbol
+    if name.startswith("_"):       # `import *` leaves private names out (without __all__)
+        return None
+    for r in f.refs_of("import"):
+        # a package's `from .functoolz import *` (toolz): `toolz.curry` is functoolz's
+        if r.module is not None and r.name == "*":
+            t = _py_from(index, f, r.module, name, r.line, None, depth - 1)
+            if t.path is not None and t.symbol:
+                return (t.def_at or (t.repo, t.path)), t.symbol
     return None
 
 

@@ -129,12 +129,39 @@ def receiver_classes(index, f, scope, receiver: str, where: str | None,
         return []
     found, at = _found_bindings(index, f, receiver, where, classes)
     if not found:
-        return []
+        return _imported_value_classes(index, f, scope, receiver)
     key = ("types", f.repo, f.path, at, receiver)     # one answer per binding scope
     if key not in index.memo:
         index.memo[key] = []        # `self.a = b` ... `b = self.a`: a cycle knows nothing
         index.memo[key] = _types_of(index, f, scope, found, at, classes, receiver)
     return index.memo[key]
+
+
+def _imported_value_classes(index, f, scope, receiver: str) -> list[tuple]:
+    """The classes a module-level name of another file holds where this file imports it
+    (toolz: ``from toolz.curried import take``, with ``take = toolz.curry(toolz.take)``
+    there) or reads it through its module (``curried.take``); [] for a name this file
+    does not import so, or a re-export (not followed)."""
+    from .edges import _class_quals, _other_scope
+
+    head, dot, last = receiver.partition(".")
+    modules, imported = getattr(scope, "modules", {}), getattr(scope, "imported", {})
+    if dot:
+        if head not in modules or not last.isidentifier():
+            return []
+        targets = [(*modules[head], last)]
+    else:
+        targets = [(repo, path, receiver) for repo, path, sym in imported.get(receiver, ())
+                   if sym is None]
+    out: list[tuple] = []
+    for repo, path, name in targets:
+        other = index.files.get((repo, path))
+        if other is None or other is f or not _bindings(index, other).get((None, name)):
+            continue
+        got = receiver_classes(index, other, _other_scope(index, other), name, None,
+                               _class_quals(index, other))
+        out += [c for c in got if c not in out]
+    return out
 
 
 def _found_bindings(index, f, name: str, where, classes) -> tuple[list, str | None]:
