@@ -19,6 +19,10 @@ calls, annotations, returns, fixtures), each an ``inferred`` calls edge:
 - ``C(...)``, a call of a class resolved (or inferred) to one of the realm, ->
   ``C.__new__`` and ``C.__init__`` found along C's bases (``_constructor_edges``;
   jinja2's ``Template(source)`` builds its environment in ``Template.__new__``);
+- ``class C(Base):`` runs the ``__new__`` and ``__init__`` of C's metaclass (``metaclass=M``
+  on C or the nearest base that has one; marshmallow's ``SchemaMeta`` collects a schema's
+  fields there) and the ``__init_subclass__`` of its bases, from where the statement is:
+  the enclosing function, or the module (then also an ``import_time`` edge);
 - ``r.name`` where neither R nor its bases in the realm define, bind in the class body
   or assign (``self.name = ...``) ``name``, but one defines ``__getattr__`` -> that
   ``__getattr__`` (not for ``r.name = v``: that runs ``__setattr__``).
@@ -50,6 +54,7 @@ def dunder_edges(index, f, scope, res) -> None:
     # a module's own `next` or `from x import iter` is not the builtin
     shadowed = {d.qualname for d in f.defs if "." not in d.qualname} | set(scope.imported)
     found = list(_constructor_edges(index, f, scope, res))
+    found += _class_statement_edges(index, f, scope, res)
     for receiver, names, line, where in _uses(f, shadowed):
         for name in names:
             res.wants.add(("name", name))
@@ -61,6 +66,67 @@ def dunder_edges(index, f, scope, res) -> None:
             seen.add(key)
             res.edges.append(Edge("calls", f.repo, f.path, where, *hit, line, "inferred",
                                   1.0, f.realm))
+
+
+CLASS_HOOKS = ("__new__", "__init__")      # a metaclass's, run by every class statement
+
+
+def _class_statement_edges(index, f, scope, res) -> list[tuple]:
+    """(scope, hook, line) of what each class statement of the file runs: its
+    metaclass's ``__new__`` / ``__init__`` and its bases' ``__init_subclass__``. A
+    statement at module level (or in a class body there) also runs at import: an
+    ``import_time`` edge, as graph/edges.py gives a module-level call."""
+    from .edges import _class_member, _runs_at_import, class_and_bases
+
+    statements = [d for d in f.defs if d.kind == "class"]
+    if not statements:
+        return []
+    containers = {d.qualname for d in statements}
+    script_from = min((r.line for r in f.refs_of("main_guard")), default=None)
+    for name in (*CLASS_HOOKS, "__init_subclass__"):
+        res.wants.add(("name", name))
+    out = []
+    for d in statements:
+        where = d.qualname.rpartition(".")[0] or None
+        hits = _class_member(index, f, scope, d.qualname, "__init_subclass__", skip_own=True)
+        meta = next((m for here, qual in class_and_bases(index, f, d.qualname)
+                     for m in _metaclasses(index, here, qual)), None)
+        if meta is not None:
+            other, here_scope, cls = meta
+            hits = hits + [h for name in CLASS_HOOKS
+                           for h in _class_member(index, other, here_scope, cls, name)]
+        out += [(where, hit, d.start) for hit in hits]
+        if hits and _runs_at_import(where, containers, d.start, script_from):
+            res.edges += [Edge("import_time", f.repo, f.path, None, *hit, d.start, "inferred",
+                               1.0, f.realm) for hit in hits]
+    return out
+
+
+def _metaclasses(index, f, cls: str) -> list[tuple]:
+    """(file facts, its scope, class) of the metaclass written on ``f``'s class ``cls``
+    (``metaclass=M``), where M resolves to a class of the realm; [] else."""
+    from .edges import _class_quals, _other_scope, _receiver_targets
+    from .types import _kind
+
+    key = ("metaclass_written", f.repo, f.path)
+    if key not in index.memo:        # class qualname -> the metaclass as written
+        starts = {(d.start, d.name): d.qualname for d in f.defs if d.kind == "class"}
+        index.memo[key] = {starts[(r.line, r.name)]: r.module for r in f.refs_of("metaclass")
+                           if (r.line, r.name) in starts and r.module}
+    written = index.memo[key].get(cls)
+    if written is None:
+        return []
+    here = _other_scope(index, f)
+    receiver, _, name = written.rpartition(".")
+    if receiver:
+        found = _receiver_targets(index, f, name, receiver, here, {})
+    elif name in _class_quals(index, f):
+        found = [(f.repo, f.path, name)]
+    else:
+        found = [(repo, path, sym) for repo, path, sym in here.imported.get(name, ()) if sym]
+    return [(other, _other_scope(index, other), qual) for repo, path, qual in found
+            if (other := index.files.get((repo, path))) is not None
+            and _kind(index, repo, path, qual) == "class"]
 
 
 def _constructor_edges(index, f, scope, res):

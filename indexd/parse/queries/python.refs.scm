@@ -47,6 +47,14 @@
     (subscript value: (attribute attribute: (identifier) @name))
   ])) @reference.type
 (type (identifier) @name) @reference.type
+; `class C(Base, metaclass=M)`: @name = C, @module = M as written (the class statement
+; runs M's __new__ and __init__: graph/dunder.py)
+(class_definition
+  name: (identifier) @name
+  superclasses: (argument_list (keyword_argument
+    name: (identifier) @_kw
+    value: [(identifier) (attribute)] @module))
+  (#eq? @_kw "metaclass")) @reference.metaclass
 
 ; os.environ["X"], environ["X"]
 (subscript
