@@ -33,6 +33,14 @@
   attribute: (identifier) @name
   (#not-eq? @module "self")
   (#not-eq? @module "cls")) @reference.attribute
+; `serialize(obj, accessor=self.get_attribute)`, `map(self.f, xs)`: a bound method passed
+; as a value runs where it is called (a read of self.x elsewhere is no reference: too many)
+(argument_list
+  (attribute object: (identifier) @module attribute: (identifier) @name)
+  (#match? @module "^(self|cls)$")) @reference.attribute
+(keyword_argument
+  value: (attribute object: (identifier) @module attribute: (identifier) @name)
+  (#match? @module "^(self|cls)$")) @reference.attribute
 
 (class_definition
   superclasses: (argument_list [
