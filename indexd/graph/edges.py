@@ -276,7 +276,11 @@ def _ref_edges(index, f, scope: Scope, res) -> None:
     for kind, name, line, scope_sym, receiver in sorted(_unique_refs(f), key=lambda r: r[2]):
         if f.lang == "python":      # the answer depends on where the name is used
             receiver = (receiver, scope_sym)
-        key = (name, receiver, kind in ("decorator", "stored"))   # never name-matched
+        # `self.x` passed as a value that no class member is: a data attribute, not a
+        # method of another class (a name match there was 8,000 guesses on the stdlib)
+        own_value = kind == "attribute" and f.lang == "python" and _self_like(receiver[0])
+        unmatched = kind in ("decorator", "stored") or own_value     # never name-matched
+        key = (name, receiver, unmatched)
         if key not in cache:
             res.wants.add(("name", name))
             if f.lang == "python":
@@ -289,8 +293,8 @@ def _ref_edges(index, f, scope: Scope, res) -> None:
             methods = f.lang == "python" and _self_like(receiver[0] if receiver else None)
             if hits:
                 cache[key] = (how, [(h, 1.0) for h in hits])
-            elif kind in ("decorator", "stored"):   # `@property`: a builtin; a stored
-                cache[key] = ("name_match", [])      # local or builtin: no look-alike
+            elif unmatched:     # `@property`: a builtin; a stored local or builtin, or
+                cache[key] = ("name_match", [])      # self's data attribute: no look-alike
             else:
                 if (name, methods) not in matched:
                     matched[(name, methods)] = _name_match(index, f, name, line, res, methods)

@@ -31,12 +31,14 @@ FILES = {
         "        return serialize(obj, accessor=self.get_attribute)\n\n"
         "    def dump_all(self, objs):\n"
         "        return list(map(self.get_attribute, objs))\n\n"
-        "    def get_attribute(self, obj):\n        return obj\n\n\n"
+        "    def get_attribute(self, obj):\n        return obj\n\n"
+        "    def with_data(self, obj):\n        return serialize(obj, accessor=self.unknown)\n\n\n"
         "def serialize(obj, accessor):\n    return accessor(obj)\n\n\n"
         "class Plugin:\n"
         "    def __init_subclass__(cls, **kw):\n"
         "        register(cls)\n\n\n"
         "def register(cls):\n    return cls\n"),
+    "pkg/other.py": "class Other:\n    def unknown(self):\n        return 0\n",
     "tests/test_schema.py": (
         "from pkg.schema import Schema, Plugin, Base\n\n\n"
         "class UserSchema(Schema):\n    pass\n\n\n"
@@ -93,3 +95,8 @@ def test_a_bound_method_passed_as_a_value_is_a_reference_to_it(graph):
             if e.src_path == SCHEMA and e.dst_path == SCHEMA}
     assert ("Schema.dump", "Schema.get_attribute", "inferred") in refs
     assert ("Schema.dump_all", "Schema.get_attribute", "inferred") in refs
+
+
+def test_a_data_attribute_passed_as_a_value_is_no_guess_at_another_class(graph):
+    assert not [e for e in graph.edges(["references"]) if e.src_symbol == "Schema.with_data"
+                and e.dst_symbol == "Other.unknown"]
