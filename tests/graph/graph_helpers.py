@@ -61,3 +61,11 @@ def calls_from(graph: Graph, path: str, symbol: str) -> set[tuple]:
 def hows_to(graph: Graph, path: str, symbol: str, target: str) -> set[str]:
     """The ``how`` of every calls edge from ``path::symbol`` to ``path::target``."""
     return {how for p, s, how in calls_from(graph, path, symbol) if p == path and s == target}
+
+
+def trusted_tests(graph: Graph, target: str, depth: int = 3) -> set[tuple[str, str | None]]:
+    """(path, symbol) of each test ``impact`` reaches from ``target`` over resolved and
+    inferred edges only: the chains ``tests affected`` trusts."""
+    answer = graph.impact(target, depth=depth)
+    return {(t["path"], t["symbol"]) for t in answer["tests"]
+            if t["via"] and all(e["how"] in ("resolved", "inferred") for e in t["via"])}

@@ -15,7 +15,7 @@ reference at all, so ``Schema.get_attribute`` (7 test files fail) reached no tes
 from __future__ import annotations
 
 import pytest
-from graph_helpers import build, calls_from, write_tree
+from graph_helpers import build, calls_from, trusted_tests, write_tree
 
 FILES = {
     "pkg/__init__.py": "",
@@ -84,10 +84,7 @@ def test_a_class_without_a_metaclass_or_hook_runs_neither(graph):
 
 
 def test_breaking_what_the_metaclass_calls_names_the_tests_defining_schemas(graph):
-    answer = graph.impact(f"{SCHEMA}::_get_fields", depth=3)
-    trusted = {(t["path"], t["symbol"]) for t in answer["tests"]
-               if t["via"] and all(e["how"] in ("resolved", "inferred") for e in t["via"])}
-    assert (TEST, "test_nested_definition") in trusted
+    assert (TEST, "test_nested_definition") in trusted_tests(graph, f"{SCHEMA}::_get_fields")
 
 
 def test_a_bound_method_passed_as_a_value_is_a_reference_to_it(graph):

@@ -19,7 +19,7 @@ where a trusted chain from a test to what it breaks was cut:
 from __future__ import annotations
 
 import pytest
-from graph_helpers import build, calls_from, write_tree
+from graph_helpers import build, calls_from, trusted_tests, write_tree
 
 FILES = {
     "pkg/__init__.py": (
@@ -125,9 +125,7 @@ def test_a_parameter_rebound_before_its_return_is_no_pass_through(graph):
 
 
 def test_the_test_of_format_reaches_the_stack_over_trusted_edges(graph):
-    answer = graph.impact(f"{ENGINE}::FilterStack.run", depth=3)
-    trusted = {t["path"] for t in answer["tests"]
-               if t["via"] and all(e["how"] in ("resolved", "inferred") for e in t["via"])}
+    trusted = {path for path, _ in trusted_tests(graph, f"{ENGINE}::FilterStack.run")}
     assert "tests/test_format.py" in trusted
 
 
@@ -144,9 +142,7 @@ def test_a_name_the_submodule_lacks_is_no_edge_to_it(graph):
 
 
 def test_the_cli_test_reaches_the_stack_over_trusted_edges(graph):
-    answer = graph.impact(f"{ENGINE}::FilterStack.run", depth=3)
-    trusted = {t["path"] for t in answer["tests"]
-               if t["via"] and all(e["how"] in ("resolved", "inferred") for e in t["via"])}
+    trusted = {path for path, _ in trusted_tests(graph, f"{ENGINE}::FilterStack.run")}
     assert "tests/test_cli.py" in trusted
 
 

@@ -17,7 +17,7 @@ made for it) where a trusted chain from a test to what it breaks was cut:
 from __future__ import annotations
 
 import pytest
-from graph_helpers import build, calls_from, write_tree
+from graph_helpers import build, calls_from, trusted_tests, write_tree
 
 FILES = {
     "pkg/__init__.py": "from .core import *\n",
@@ -78,7 +78,5 @@ def test_an_imported_value_of_unknown_class_reaches_nothing_inferred(graph):
 
 
 def test_breaking_the_dunder_call_names_the_test_of_the_curried_value(graph):
-    answer = graph.impact(f"{CORE}::Curry.__call__", depth=3)
-    trusted = {t["symbol"] for t in answer["tests"]
-               if t["via"] and all(e["how"] in ("resolved", "inferred") for e in t["via"])}
-    assert {"test_take", "test_through_the_module"} <= trusted
+    trusted = trusted_tests(graph, f"{CORE}::Curry.__call__")
+    assert {(TEST, "test_take"), (TEST, "test_through_the_module")} <= trusted
