@@ -55,7 +55,7 @@ def dunder_edges(index, f, scope, res) -> None:
     shadowed = {d.qualname for d in f.defs if "." not in d.qualname} | set(scope.imported)
     found = list(_constructor_edges(index, f, scope, res))
     found += _class_statement_edges(index, f, scope, res)
-    for receiver, names, line, where in _uses(f, shadowed):
+    for receiver, names, line, where in _uses(f, shadowed, scope.modules):
         for name in names:
             res.wants.add(("name", name))
         found += [(where, hit, line)
@@ -147,9 +147,10 @@ def _constructor_edges(index, f, scope, res):
                 yield e.src_symbol, hit, e.line
 
 
-def _uses(f, shadowed: set[str]):
+def _uses(f, shadowed: set[str], modules):
     """(receiver, dunder names or ("." + attribute,), line, scope) of the file; a
-    builtin the file defines or imports (``shadowed``) calls no dunder."""
+    builtin the file defines or imports (``shadowed``) calls no dunder; ``modules``: the
+    names the file's imports bind to modules."""
     # `async with r` is also a "with" reference on its line: the "async" one stands for it
     asynchronous = {(r.kind, r.line, r.module) for r in f.refs_of("iterates", "enters")
                     if r.name == "async"}
@@ -166,7 +167,7 @@ def _uses(f, shadowed: set[str]):
             yield r.name, ("__call__",), r.line, r.scope
         elif r.module == "self" and r.name.isidentifier():     # `self.x(...)`: x's, if typed
             yield f"self.{r.name}", ("__call__",), r.line, r.scope
-        elif r.module and r.module.isidentifier() and r.name.isidentifier():
+        elif r.module in modules and r.name.isidentifier():
             # `mod.x(...)`: a module-level instance of another module (toolz's curried.take)
             yield f"{r.module}.{r.name}", ("__call__",), r.line, r.scope
     stores = {(r.line, r.module, r.name) for r in f.refs_of("attr_store")}

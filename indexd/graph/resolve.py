@@ -215,7 +215,15 @@ def _py_from(index, f, module: str, name: str, line: int, scope, depth: int = 3)
 
 
 def _py_definer(index, repo, file, name, depth: int = 3):
-    """((repo, path), qualname) defining ``name``, following re-exports."""
+    """((repo, path), qualname) defining ``name``, following re-exports (memoised: a
+    name a module lacks is looked for through each of its ``import *``)."""
+    key = ("definer", repo, file, name, depth)
+    if key not in index.memo:
+        index.memo[key] = _find_definer(index, repo, file, name, depth)
+    return index.memo[key]
+
+
+def _find_definer(index, repo, file, name, depth: int):
     d = find_definition(index, repo, file, name)
     if d is not None:
         return (repo, file), d.qualname

@@ -145,14 +145,13 @@ def _imported_value_classes(index, f, scope, receiver: str) -> list[tuple]:
     from .edges import _class_quals, _other_scope
 
     head, dot, last = receiver.partition(".")
-    modules, imported = getattr(scope, "modules", {}), getattr(scope, "imported", {})
     if dot:
-        if head not in modules or not last.isidentifier():
+        if head not in scope.modules or not last.isidentifier():
             return []
-        targets = [(*modules[head], last)]
+        targets = [(*scope.modules[head], last)]
     else:
-        targets = [(repo, path, receiver) for repo, path, sym in imported.get(receiver, ())
-                   if sym is None]
+        targets = [(repo, path, receiver) for repo, path, sym
+                   in scope.imported.get(receiver, ()) if sym is None]
     out: list[tuple] = []
     for repo, path, name in targets:
         other = index.files.get((repo, path))
@@ -397,13 +396,15 @@ def _passed_through(index, f, scope, binding: tuple, name: str, classes) -> str 
     otherwise. The facts do not say at which position a name is passed, so ``name``
     among several is read as the one returned, the builder's shape."""
     _, callee, line, at = binding
-    defs = _callee_defs(index, f, scope, callee, at, classes)
-    if not defs or not all(_returned_parameter(index, r, p, q, k) for r, p, q, k in defs):
-        return None
-    passed = _passed_at(index, f).get((at, name, line), [])
-    if name in passed:
-        return name
-    return passed[0] if len(passed) == 1 else None
+    key = ("passed_through", f.repo, f.path, binding, name)
+    if key not in index.memo:
+        defs = _callee_defs(index, f, scope, callee, at, classes)
+        passed = _passed_at(index, f).get((at, name, line), [])
+        through = None
+        if defs and all(_returned_parameter(index, r, p, q, k) for r, p, q, k in defs):
+            through = name if name in passed else passed[0] if len(passed) == 1 else None
+        index.memo[key] = through
+    return index.memo[key]
 
 
 def _returned_parameter(index, repo: str, path: str, qual: str, kind: str | None) -> str | None:
@@ -629,18 +630,15 @@ def _built(index, f, scope, qual: str, kind: str, text: str | None):
     text = text.strip()
     if text == "None":
         return "None"
+    from .edges import _class_quals
+    owner, classes = qual.rpartition(".")[0], _class_quals(index, f)
     if _OWN_ATTRIBUTE.match(text):      # `return cls._default_instance`: a singleton's
-        owner = qual.rpartition(".")[0]
-        from .edges import _class_quals
-        classes = _class_quals(index, f)
         return (receiver_classes(index, f, scope, _as_self(text), qual, classes)
                 if owner in classes else [])
     callee = text.split("(", 1)[0].strip()
     if not text.endswith(")") or not _DOTTED.match(callee) \
             or not _closes_at_end(text, text.index("(")):
         return []
-    from .edges import _class_quals
-    owner, classes = qual.rpartition(".")[0], _class_quals(index, f)
     if callee in OWN_CLASS and owner in classes:
         return [(f.repo, f.path, owner)]
     if _cast_args(index, f, scope, text) is not None:

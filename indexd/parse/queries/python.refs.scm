@@ -34,7 +34,8 @@
   (#not-eq? @module "self")
   (#not-eq? @module "cls")) @reference.attribute
 ; `serialize(obj, accessor=self.get_attribute)`, `map(self.f, xs)`: a bound method passed
-; as a value runs where it is called (a read of self.x elsewhere is no reference: too many)
+; as a value runs where it is called (every other read of self.x is no reference: measured
+; and not kept, docs/benchmarks.md "Where indexd falls short")
 (argument_list
   (attribute object: (identifier) @module attribute: (identifier) @name)
   (#match? @module "^(self|cls)$")) @reference.attribute
