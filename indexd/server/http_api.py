@@ -42,6 +42,9 @@ API = "/api/v1"
 TOKEN_FILE = "http_token"
 ENDPOINT_FILE = "http.json"
 MAX_BODY = 1 << 20
+# a refused body up to this size is read and dropped before the 413, so a client that
+# sends it whole (requests, http.client) reads the answer instead of a reset connection
+MAX_DRAIN = 16 << 20
 MAX_HEADER_BYTES = 16 << 10
 MAX_HEADERS = 100
 HEADER_TIMEOUT_S = 30.0      # a request head must arrive within this (slowloris)

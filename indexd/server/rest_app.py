@@ -40,7 +40,7 @@ from ..web import auth as web_auth
 from ..web import events as web_events
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from .http_api import (API, BODY_TIMEOUT_S, HEADER_TIMEOUT_S, KEEPALIVE_TIMEOUT_S, MAX_BODY,
-                       MAX_HEADER_BYTES, MAX_HEADERS, check_binding)
+                       MAX_DRAIN, MAX_HEADER_BYTES, MAX_HEADERS, check_binding)
 from .openapi import RPC_PARAMS, openapi_document
 from .rest_mapping import (HttpError, check_types, http_status, impact_params, json_body, route,
                            search_params)
@@ -219,6 +219,8 @@ class RestApi:
             raise HttpError(405, f"{method} is not allowed on {path}; use {', '.join(allowed)}",
                             data={"allow": list(allowed)}, headers={"Allow": ", ".join(allowed)})
         if length is not None and length > self.max_body:
+            if length <= MAX_DRAIN and "100-continue" not in headers.get("expect", "").lower():
+                scope[BODY_READ] = await self._drain(receive)
             raise HttpError(413, f"request body too large: {length} bytes (max {self.max_body})",
                             data={"max_body": self.max_body})
         raw = await self._body(receive)
@@ -249,6 +251,8 @@ class RestApi:
                     chunk = message.get("body", b"")
                     size += len(chunk)
                     if size > self.max_body:
+                        if message.get("more_body"):
+                            await self._drain(receive, size)
                         raise HttpError(413, f"request body too large: over {self.max_body} "
                                              f"bytes", data={"max_body": self.max_body})
                     chunks.append(chunk)
@@ -256,6 +260,23 @@ class RestApi:
                         return b"".join(chunks)
         except TimeoutError:
             raise HttpError(408, "timed out reading the request body") from None
+
+    @staticmethod
+    async def _drain(receive, size: int = 0) -> bool:
+        """Read and drop the rest of a refused body, up to ``MAX_DRAIN`` bytes in all and
+        ``BODY_TIMEOUT_S``: whether it was read whole (the connection can then stay)."""
+        try:
+            async with asyncio.timeout(BODY_TIMEOUT_S):
+                while size <= MAX_DRAIN:
+                    message = await receive()
+                    if message["type"] == "http.disconnect":
+                        return False
+                    size += len(message.get("body", b""))
+                    if not message.get("more_body"):
+                        return True
+        except TimeoutError:
+            pass
+        return False
 
     async def _call(self, name: str, rpc_name: str | None, body: dict, origin: Origin,
                     what: str) -> Response:

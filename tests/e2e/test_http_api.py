@@ -317,6 +317,27 @@ def test_a_refusal_that_leaves_the_body_unread_closes_the_connection(served):
     assert reply.startswith(b"HTTP/1.1 400 ") and b"HTTP/1.1 200 OK" in reply and closed, reply[:300]
 
 
+def test_a_client_that_sends_a_too_big_body_in_full_reads_its_413(served):
+    """``requests`` and ``http.client`` send the whole body before reading the answer.
+    The server refused on the Content-Length and closed with the body unread, so the
+    kernel reset the connection: the client saw BrokenPipeError or ConnectionResetError
+    instead of the 413 (test_bad_http_requests failed so on a busy machine; with a
+    body larger than the socket buffers it fails every time). Such a body, up to
+    ``MAX_DRAIN`` bytes, is now read and dropped before the answer."""
+    d = served
+    for size in (2 << 20, 6 << 20):
+        big = json.dumps({"query": "x" * size}).encode()
+        status, headers, got = req(d, "POST", "/search", raw=big)
+        assert status == 413 and got["error"]["data"]["max_body"] == 1 << 20
+    # a client that asks first (curl's ``Expect: 100-continue``) is answered at once,
+    # and never sends the body
+    reply, closed = _raw_until_closed(
+        d, b"POST /api/v1/search HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+        + d.token.encode() + b"\r\nExpect: 100-continue\r\nContent-Length: 3000000\r\n\r\n")
+    assert reply.startswith(b"HTTP/1.1 413 ") and closed, reply[:200]
+    assert d.proc.poll() is None and req(d, "GET", "/health", token=None)[0] == 200
+
+
 def _raw_until_closed(d: HttpDaemon, payload: bytes, timeout: float = 60) -> tuple[bytes, bool]:
     """What the server sent, and whether it closed the connection (else the timeout)."""
     s = socket.create_connection(("127.0.0.1", d.port), timeout=timeout)
