@@ -24,7 +24,8 @@ from contextlib import contextmanager
 from . import export as _export
 from .edge_cache import EdgeListCache
 from .edges import FileResult, file_edges, overridden_method
-from .impact import TESTS_HOW, any_truncated, bounded, combined, item, rank, tests_walk, walk
+from .impact import (TESTS_HOW, any_truncated, bounded, combined, guess_seeds, item, rank,
+                     tests_walk, walk)
 from .import_time import CALL_KINDS, import_time_tests, importing_tests
 from .model import Edge, FileFacts, is_test_path, node_label, repo_name
 from .packed import Packed
@@ -448,7 +449,22 @@ class Graph:
                 w.visits[node] = v
             elif seen.distance > 0 and not all(e.how in TESTS_HOW for e in seen.via):
                 seen.confidence, seen.via = v.confidence, v.via
+        self._add_one_guess_tests(w, deep, incoming, kinds, budget)
         return deep
+
+    def _add_one_guess_tests(self, w, deep, incoming, kinds, budget) -> None:
+        """Tests one name match away from the trusted reach, then trusted again to any
+        depth (marshmallow: ``Field._serialize`` <- ``Field.serialize`` <- (a name
+        match: ``field_obj.serialize``) ``Schema._serialize`` <- ``Schema.dump`` <- ...
+        every test that dumps). Weak evidence: they never make a change safe."""
+        starts = guess_seeds(deep, incoming, kinds)
+        if not starts:
+            return
+        more = tests_walk([], incoming, None if budget is None
+                          else max(1, int(budget * self.tests_walk_share)), kinds, starts)
+        for node, v in more.visits.items():
+            if is_test_path(node[2]) and node not in w.visits:
+                w.visits[node] = v
 
     def _add_import_time(self, w, seeds, incoming, limit: int | None) -> None:
         """Tests importing a module that runs the target on import (import_time.py),

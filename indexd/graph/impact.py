@@ -90,15 +90,21 @@ class Walk:
 
 
 def walk(seeds: list[Node], step, depth: int, kinds=None, reverse: bool = True,
-         budget: int | None = None, hows=None) -> Walk:
+         budget: int | None = None, hows=None, starts: dict | None = None) -> Walk:
     """Best-first to ``depth`` (see the module docstring). A node is expanded again
     only when reached in fewer hops, which can reach further within ``depth``.
-    ``hows``: follow only edges found so (the others still count against the budget)."""
-    w = Walk({s: Visit(0, 1.0) for s in seeds}, {}, dict.fromkeys(seeds, 1.0), budget=budget)
+    ``hows``: follow only edges found so (the others still count against the budget).
+    ``starts``: node -> Visit, seeds already some way from the first ones (the walk
+    goes on from their paths; ``seeds`` is then ignored)."""
+    starts = starts or {s: Visit(0, 1.0) for s in dict.fromkeys(seeds)}
+    visits = {s: Visit(v.distance, v.confidence, list(v.via)) for s, v in starts.items()}
+    w = Walk(visits, {}, {s: v.path_score for s, v in visits.items()}, budget=budget)
     kinds, hows = frozenset(kinds or ()), frozenset(hows or ())   # per-edge membership tests
     # equal scores in the order answers list them (path, symbol): a cut tie keeps the
     # same first ones as the exhaustive answer
-    heap = [(-1.0, s[2], s[3] or "", i, 0, s) for i, s in enumerate(dict.fromkeys(seeds))]
+    heap = [(-w.scores[s], s[2], s[3] or "", i, v.distance, s)
+            for i, (s, v) in enumerate(visits.items())]
+    heapq.heapify(heap)
     expanded: dict[Node, int] = {}   # node -> fewest hops it was expanded at
     seq = len(heap)
     while heap:
@@ -171,16 +177,17 @@ def _expand(w: Walk, node: Node, hops: int, edges, kinds, reverse: bool, budget,
                 traversed[(node, other)] = weight
 
 
-def tests_walk(seeds: list[Node], step, budget: int | None, kinds=None) -> Walk:
+def tests_walk(seeds: list[Node], step, budget: int | None, kinds=None,
+               starts: dict | None = None) -> Walk:
     """The tests bucket's own reach: up trusted edges only (``TESTS_HOW``) to any depth
     (``TESTS_DEPTH`` is a guard, not a policy), best paths first, stopped by ``budget``
     (edges examined), not by hops. Real chains from a test to what it breaks run 4-15
     hops (click: ``runner.invoke`` -> ``main`` -> ``make_context`` -> ``parse_args`` ...);
     a name match is a guess, and a chain of guesses reaches everything, so name
-    matches count only within impact's own depth. A module's own code (a file node
+    matches count only within impact's own depth (and once more, in ``guess_seeds``). A module's own code (a file node
     reached by a module-level call) is not walked up: what runs at import is
     import_time.py's, which follows the importers instead."""
-    seed_set = set(seeds)
+    seed_set = set(starts or seeds)
 
     def trusted_step(node: Node):
         if node[3] is None and node not in seed_set:
@@ -189,7 +196,32 @@ def tests_walk(seeds: list[Node], step, budget: int | None, kinds=None) -> Walk:
 
     wanted = [k for k in TESTS_KINDS if kinds is None or k in kinds]
     return walk(seeds, trusted_step, TESTS_DEPTH, wanted, reverse=True, budget=budget,
-                hows=TESTS_HOW)
+                hows=TESTS_HOW, starts=starts)
+
+
+def guess_seeds(deep: Walk, step, kinds=None) -> dict:
+    """Where one name match leaves the trusted reach: for each symbol the tests walk
+    reached, the sources of name-match edges into it that the walk did not reach, each
+    with its best path (the guess, then the trusted chain back to a seed). A tests walk
+    from them (``starts``) finds the tests one guess away: on the seven projects of
+    bench/impact_vs_tests.py, restricting the guess to rare names (weight >= 0.3) or to
+    the seed's own callers lost recall for little less selection (docs/benchmarks.md)."""
+    wanted = frozenset(kinds or TESTS_KINDS)
+    out: dict = {}
+    for node, here in deep.visits.items():
+        if node[3] is None:
+            continue
+        for e in step(node):
+            if e.how != "name_match" or e.kind not in wanted:
+                continue
+            src = (e.realm, e.src_repo, e.src_path, e.src_symbol)
+            if src in deep.visits:
+                continue
+            c = here.confidence * confidence(e)
+            seen = out.get(src)
+            if seen is None or c > seen.confidence:
+                out[src] = Visit(here.distance + 1, c, [e] + here.via)
+    return out
 
 
 def rank(seeds: list[Node], traversed: dict[tuple[Node, Node], float],

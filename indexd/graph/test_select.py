@@ -9,6 +9,8 @@ its ``how``), and says per changed symbol how well it is tested:
 - ``trusted``: some test reaches it over resolved / inferred / coverage edges only,
   at any depth (the tests bucket's reach, Graph.impact);
 - ``weak``: tests reach it, but only through a name_match or git (co-change) edge;
+  tests one name match beyond a trusted reach are selected too, but never make a
+  change trusted on their own (``impact.guess_seeds``);
 - ``untested``: provably no test: no test item, no unresolved reference that
   might be it, the answer complete and the walk not cut at its depth;
 - ``unknown``: the graph cannot tell (not indexed, walk cut, unresolved names, a

@@ -3,7 +3,8 @@ test reaches the function it breaks through 4-15 calls (`runner.invoke` -> `main
 `make_context` -> `parse_args` -> ...) and impact walked 3 hops, so its static recall of
 failing test files was 0.58. Resolved and inferred edges are now followed to any depth,
 bounded by an edge budget; a name match still counts only within impact's depth (a
-chain of guesses reaches everything)."""
+chain of guesses reaches everything), or as the one guess between two trusted chains
+(tests/graph/test_one_guess_tests.py): weak evidence either way."""
 
 from __future__ import annotations
 
@@ -59,10 +60,13 @@ def test_a_test_five_trusted_hops_away_is_in_the_tests_bucket_with_its_chain(gra
     assert max(i["distance"] for i in answer["affected"]) <= 3
 
 
-def test_a_chain_that_needs_a_name_match_beyond_the_depth_is_not_followed(graph):
-    # 4 hops: test_guess -name_match-> Thing.go -> g2 -> g3 -> other_leaf
-    assert ("tests/test_guess.py", "test_guess") not in _tests(
-        graph.impact("pkg/guess.py::other_leaf", depth=3))
+def test_a_chain_that_needs_a_name_match_beyond_the_depth_is_weak_evidence(graph):
+    # 4 hops: test_guess -name_match-> Thing.go -> g2 -> g3 -> other_leaf: the one guess
+    # is followed past the depth (test_one_guess_tests.py), but never trusted
+    beyond = _tests(graph.impact("pkg/guess.py::other_leaf", depth=3))[
+        ("tests/test_guess.py", "test_guess")]
+    assert [e["how"] for e in beyond["via"]] == ["name_match", "resolved", "resolved",
+                                                 "resolved"]
     # the name match is an edge (within the depth it counts, as before)
     near = _tests(graph.impact("pkg/guess.py::g2", depth=3))[("tests/test_guess.py",
                                                                 "test_guess")]
@@ -100,9 +104,9 @@ def test_tests_affected_counts_a_far_trusted_test_as_proof(graph):
     assert row["trusted"] is True and evidence["how"] == [
         "resolved", "resolved", "inferred", "inferred", "resolved"]
     assert picked["changed"][0]["tested"] == "trusted"
-    # reached only past a name match beyond the depth: no proof
+    # reached only past a name match beyond the depth: selected, but no proof
     far = {**change, "path": "pkg/guess.py", "symbol": "other_leaf"}
     picked = select_tests([(far, graph.impact("pkg/guess.py::other_leaf", depth=3,
                                               limit=None))], 3)
-    assert (repo, "tests/test_guess.py") not in picked["files"]
+    assert picked["files"][(repo, "tests/test_guess.py")]["trusted"] is False
     assert picked["changed"][0]["tested"] != "trusted"
