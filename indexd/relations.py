@@ -187,6 +187,15 @@ class Relations:
             except KeyError:
                 return None
 
+    def is_property(self, target: str) -> bool:
+        """Graph.is_property under the lock; False when the graph no longer knows it."""
+        graph = self._ready()
+        with self.lock:
+            try:
+                return graph.is_property(target)
+            except KeyError:
+                return False
+
     def impact(self, target: str, **kw) -> dict:
         """The graph's impact (with the tests coverage saw run the target first), its
         files' summaries and its edges in words (descriptions.py)."""

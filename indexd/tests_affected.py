@@ -102,6 +102,7 @@ def _impacts(rel, repo, since, changed, depth, pending,
             result = rel.impact(_target(ch), depth=depth, pending=pending, limit=None)
             if ch.get("symbol"):
                 result["overrides_called"] = rel.called_base_method(_target(ch))
+                result["property"] = rel.is_property(_target(ch))
             out.append((ch, result))
         except RealmError:
             if ch["change"] in ("deleted", "renamed") and repo is not None:

@@ -29,6 +29,7 @@ from .impact import (TESTS_HOW, any_truncated, bounded, combined, guess_seeds, i
 from .import_time import CALL_KINDS, import_time_tests, importing_tests
 from .model import Edge, FileFacts, is_test_path, node_label, repo_name
 from .packed import Packed
+from .properties import property_quals
 from .resolve import RealmIndex
 
 FULL_REALM_FILES = ("__init__.py", "__init__.pyi", "go.mod", "package.json", "tsconfig.json",
@@ -426,6 +427,14 @@ class Graph:
             if base is not None and self._incoming((realm, *base)):
                 return node_label(*base)
         return None
+
+    def is_property(self, target: str) -> bool:
+        """Is ``target`` a Python property (run by an attribute read: graph/properties.py)?"""
+        for realm, repo, path, symbol in self.resolve_target(target):
+            f = self.facts[(realm, repo, path)]
+            if symbol and symbol in property_quals(f):
+                return True
+        return False
 
     def _bucket(self, key: tuple) -> str:
         """The impact list a file's nodes go in."""
