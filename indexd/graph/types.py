@@ -53,6 +53,8 @@ from __future__ import annotations
 
 import re
 
+from .properties import property_quals
+
 BIND_KINDS = ("bind_call", "bind_type", "bind_item", "bind_none", "bind_name", "bind_param",
               "bind_with", "bind_awith", "bind_cast", "bind_for", "bind_roundtrip", "bind")
 # bindings that say what they hold (a plain `bind` on the same line is the same one)
@@ -129,12 +131,29 @@ def receiver_classes(index, f, scope, receiver: str, where: str | None,
         return []
     found, at = _found_bindings(index, f, receiver, where, classes)
     if not found:
-        return _imported_value_classes(index, f, scope, receiver)
+        return (_property_classes(index, f, scope, receiver, where, classes)
+                or _imported_value_classes(index, f, scope, receiver))
     key = ("types", f.repo, f.path, at, receiver)     # one answer per binding scope
     if key not in index.memo:
         index.memo[key] = []        # `self.a = b` ... `b = self.a`: a cycle knows nothing
         index.memo[key] = _types_of(index, f, scope, found, at, classes, receiver)
     return index.memo[key]
+
+
+def _property_classes(index, f, scope, receiver: str, where, classes) -> list[tuple]:
+    """``self.x`` where ``x`` is a property of the class: what its body returns
+    (marshmallow: ``self._validate_all(value)``, a property returning ``And(...)``,
+    runs ``And.__call__``)."""
+    if not receiver.startswith("self.") or receiver.count(".") != 1:
+        return []
+    cls = next((p for p in _prefixes(where) if p in classes), None)
+    if cls is None:
+        return []
+    key = ("properties", f.repo, f.path)
+    if key not in index.memo:
+        index.memo[key] = property_quals(f)
+    qual = f"{cls}.{receiver[5:]}"
+    return body_classes(index, f, scope, qual) if qual in index.memo[key] else []
 
 
 def _imported_value_classes(index, f, scope, receiver: str) -> list[tuple]:
