@@ -55,7 +55,7 @@ from .resolve import RealmIndex, resolve_imports
 
 DOC_KINDS = ("section", "key")
 REF_KINDS = {"call": "calls", "decorator": "calls", "attribute": "references",
-             "type": "references", "stored": "references"}
+             "type": "references", "stored": "references", "passed": "references"}
 CALL_REFS = ("call", "decorator")
 TRUST = {"resolved": 2, "inferred": 1, "name_match": 0}
 MAX_CANDIDATE_FILES = 10     # name matches beyond this are too ambiguous to keep
@@ -279,7 +279,7 @@ def _ref_edges(index, f, scope: Scope, res) -> None:
         # `self.x` passed as a value that no class member is: a data attribute, not a
         # method of another class (a name match there was 8,000 guesses on the stdlib)
         own_value = kind == "attribute" and f.lang == "python" and _self_like(receiver[0])
-        unmatched = kind in ("decorator", "stored") or own_value     # never name-matched
+        unmatched = kind in ("decorator", "stored", "passed") or own_value  # never name-matched
         key = (name, receiver, unmatched)
         if key not in cache:
             res.wants.add(("name", name))

@@ -34,6 +34,7 @@ from .languages import grammar
 from .limits import CHECK_EVERY, NO_DEADLINE, Deadline, ParseTimeout
 
 CLASS_LIKE = {"class", "struct", "interface", "trait", "enum", "impl", "module", "namespace", "type"}
+PASSABLE = {"function", "method", "class"}   # what a `reference.passed` may name
 # Node types that may sit between a definition and the comment above it
 # (decorators, annotations, template headers, export keywords).
 PREFIX_WORDS = ("decorator", "annotation", "modifier", "parameter_list", "comment",
@@ -445,12 +446,18 @@ def _build_references(refs, entries: list[Entry], data: bytes,
         scope_at[e.start_line:e.end_line + 1] = [e.qualname] * (e.end_line - e.start_line + 1)
     out = []
     append, new = out.append, _new_reference
+    # a name passed as an argument is a reference only where the file defines it: most
+    # are variables, and every reference kept is a stored row
+    defined = {e.name for e in entries if e.kind in PASSABLE}
     for k, (kind, node, module) in enumerate(refs):
         if k % CHECK_EVERY == 0:
             deadline.check()
         line = node.start_point[0] + 1
-        append(new(name=data[node.start_byte:node.end_byte].decode("utf-8", "replace"),
-                   kind=kind, line=line, scope=scope_at[line] if line <= last else None,
+        name = data[node.start_byte:node.end_byte].decode("utf-8", "replace")
+        if kind == "passed" and name not in defined:
+            continue
+        append(new(name=name, kind=kind, line=line,
+                   scope=scope_at[line] if line <= last else None,
                    module=_text(module, data)[:MAX_MODULE] if module is not None else None))
     return out
 

@@ -3,7 +3,8 @@ it. click's `_default_text_stdout = _make_cached_stream_func(lambda: sys.stdout,
 get_text_stdout)` returns a function that calls `get_text_stdout`, and `echo` calls
 `_default_text_stdout()`; a test of `echo` breaks when `get_text_stdout` does. The
 call `h()` gets an `inferred` calls edge to the function passed (not when a local or
-parameter shadows `h`; passing a function alone gives no edge, nor an import_time one)."""
+parameter shadows `h`; passing a function alone gives no calls edge, nor an import_time
+one: a references edge, test_passed_as_argument.py)."""
 
 from __future__ import annotations
 

@@ -317,6 +317,12 @@
 (list (attribute object: (identifier) @module attribute: (identifier) @name)) @reference.stored
 (tuple (attribute object: (identifier) @module attribute: (identifier) @name)) @reference.stored
 (pair value: (attribute object: (identifier) @module attribute: (identifier) @name)) @reference.stored
+;   reference.passed  a name passed as an argument (`getter_func=getter`, `map(convert, xs)`):
+;                     kept only where the file defines a function or class of that name
+;                     (parse/code.py), resolved only, never a name match (marshmallow's
+;                     `_call_and_store(getter_func=getter)` runs its nested `getter`)
+(argument_list (identifier) @name) @reference.passed
+(keyword_argument value: (identifier) @name) @reference.passed
 ;   reference.bind_roundtrip  `x = pickle.loads(pickle.dumps(y))`: @module = y (x holds what y
 ;                             holds; stands for the bind_call of the line)
 (assignment left: (identifier) @name
