@@ -53,7 +53,7 @@ def dunder_edges(index, f, scope, res) -> None:
     seen = {(e.kind, e.src_symbol, e.dst_repo, e.dst_path, e.dst_symbol) for e in res.edges}
     # a module's own `next` or `from x import iter` is not the builtin
     shadowed = {d.qualname for d in f.defs if "." not in d.qualname} | set(scope.imported)
-    found = list(_constructor_edges(index, f, scope, res))
+    found = _constructor_edges(index, f, scope, res)
     found += _class_statement_edges(index, f, scope, res)
     for receiver, names, line, where in _uses(f, shadowed, scope.modules):
         for name in names:
@@ -129,22 +129,34 @@ def _metaclasses(index, f, cls: str) -> list[tuple]:
             and _kind(index, repo, path, qual) == "class"]
 
 
-def _constructor_edges(index, f, scope, res):
+def _constructor_edges(index, f, scope, res) -> list[tuple]:
     """(scope, constructor, line) of each trusted calls edge to a class: ``C(...)`` runs
     the ``__new__`` and ``__init__`` along C's bases, which no edge names (a walk that reaches
-    ``__init__`` goes on to whoever builds the class)."""
+    ``__init__`` goes on to whoever builds the class). Where the file builds C on import
+    (an ``import_time`` edge to C), its constructors get one too: marshmallow's test
+    helpers build schemas in class bodies (``fields.Nested(UserSchema(only=...))``), so
+    breaking what ``Schema.__init__`` calls broke the import of every test."""
     from .edges import _class_member, _other_scope
     from .types import _kind
 
+    at_import = {(e.dst_repo, e.dst_path, e.dst_symbol): e.line for e in res.edges
+                 if e.kind == "import_time" and e.dst_symbol}
+    out, runs = [], {}
     for e in [e for e in res.edges if e.kind == "calls" and e.how in ("resolved", "inferred")
               and e.dst_symbol]:
         if _kind(index, e.dst_repo, e.dst_path, e.dst_symbol) != "class":
             continue
         other = index.files.get((e.dst_repo, e.dst_path))
         here = scope if other is f else _other_scope(index, other)
+        built = at_import.get((e.dst_repo, e.dst_path, e.dst_symbol))
         for name in ("__new__", "__init__"):
             for hit in _class_member(index, other, here, e.dst_symbol, name):
-                yield e.src_symbol, hit, e.line
+                out.append((e.src_symbol, hit, e.line))
+                if built is not None:
+                    runs.setdefault(hit, built)
+    res.edges += [Edge("import_time", f.repo, f.path, None, *hit, line, "inferred", 1.0, f.realm)
+                  for hit, line in runs.items()]
+    return out
 
 
 def _uses(f, shadowed: set[str], modules):
