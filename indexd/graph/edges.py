@@ -302,6 +302,9 @@ def _ref_edges(index, f, scope: Scope, res) -> None:
                 if f.lang == "python" and not methods and receiver[0] is not None:
                     _note_own_method(index, f, name, line, res, noted)
         how, hits = cache[key]
+        if kind == "passed" and hits and not _passes_definition(index, f, name, how, scope_sym,
+                                                                classes):
+            continue
         ekind = REF_KINDS[kind]
         at_import = (ekind == "calls" and how in ("resolved", "inferred") and f.lang == "python"
                      and _runs_at_import(scope_sym, at_import_scopes, line, script_from))
@@ -320,6 +323,21 @@ def _ref_edges(index, f, scope: Scope, res) -> None:
             if at_import and ("import_time", repo, path, sym) not in seen:
                 seen[("import_time", repo, path, sym)] = -1
                 res.edges.append(_edge(f, "import_time", None, repo, path, sym, line, how, w))
+
+
+def _passes_definition(index, f, name: str, how: str, where: str | None,
+                       classes: set[str]) -> bool:
+    """Does a name passed as an argument in ``where`` name the definition it resolved to?
+    Not where a parameter or local of an enclosing function binds it (``def f(xs,
+    double): map(double, xs)``), nor a method of the class for a use inside a method (a
+    bare name there is never one: tkinter's ``cget(self, index)`` passes its parameter);
+    in the class body itself it is (``goo = staticmethod(foo)``)."""
+    if how != "resolved" and where not in classes:
+        return False
+    from .types import _bindings
+
+    table = _bindings(index, f)
+    return not any((s, name) in table for s in _enclosing(where or "") if s not in classes)
 
 
 def _runs_at_import(scope_sym: str | None, containers: set[str], line: int,

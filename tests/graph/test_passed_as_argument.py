@@ -25,7 +25,15 @@ FILES = {
         "        return self._call_and_store(getter_func=getter, data=data)\n\n"
         "    def _call_and_store(self, getter_func, data):\n        return getter_func(data)\n\n\n"
         "def total(xs):\n    return sum(map(double, xs))\n\n\n"
-        "def count(xs, data):\n    return len(xs) + len(data)\n"),
+        "def count(xs, data):\n    return len(xs) + len(data)\n\n\n"
+        "def shadowed(xs, double):\n    return list(map(double, xs))\n\n\n"
+        "def rebound(xs):\n    convert = str\n    return list(map(convert, xs))\n\n\n"
+        "class Text:\n"
+        "    def index(self, i):\n        return i\n\n"
+        "    def cget(self, index):\n        return self.call(index)\n\n"
+        "    def call(self, *args):\n        return args\n\n"
+        "    def foo(self):\n        return 1\n\n"
+        "    goo = staticmethod(foo)\n"),
     "tests/test_schema.py": (
         "from pkg.schema import Schema, total\n\n\n"
         "def test_load():\n    assert Schema().load(1) == 1\n\n\n"
@@ -58,3 +66,17 @@ def test_a_variable_passed_is_no_reference(graph):
     assert ("Schema._deserialize", "Schema._deserialize.getter") in refs
     assert ("total", "double") in refs
     assert not any(dst in ("data", "xs") for _, dst in refs)
+
+
+def test_a_parameter_or_local_of_that_name_shadows_the_function(graph):
+    refs = {(e.src_symbol, e.dst_symbol) for e in graph.edges(["references"])
+            if e.src_path == "pkg/schema.py"}
+    assert ("shadowed", "double") not in refs
+    assert ("rebound", "convert") not in refs
+
+
+def test_a_bare_name_in_a_method_is_no_method_of_its_class_but_one_in_the_body_is(graph):
+    refs = {(e.src_symbol, e.dst_symbol) for e in graph.edges(["references"])
+            if e.src_path == "pkg/schema.py"}
+    assert ("Text.cget", "Text.index") not in refs      # the parameter `index`
+    assert ("Text", "Text.foo") in refs                 # `staticmethod(foo)` in the body
