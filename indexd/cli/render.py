@@ -353,6 +353,9 @@ def impact(result: dict) -> None:
         print(dim(f"tests walk (trusted edges, any depth) stopped at its budget "
                   f"({tests_walk.get('edges_examined')} edges): more tests may reach it; "
                   "a larger --limit walks further"))
+    if tests_walk.get("guesses_exhaustive") is False:
+        print(dim("tests one name match away were looked for up to an edge budget: more "
+                  "weakly linked tests may reach it"))
     unresolved = result.get("unresolved") or []
     if unresolved:
         count = result.get("unresolved_total", len(unresolved))

@@ -93,6 +93,10 @@ class Graph:
     # the tests walk (trusted edges, any depth; impact.tests_walk) gets this share of
     # that budget on top
     tests_walk_share = 0.5
+    # the walk from one name match on (``_add_one_guess_tests``) examines at most this
+    # many edges even unbounded (``tests affected``): on the stdlib's hubs it otherwise
+    # walks most of the graph for tests that are weak evidence anyway (docs/benchmarks.md)
+    guess_walk_edges = 100_000
     # built incoming-edge lists kept between queries (edge_cache.py): ~30 MB at most
     incoming_cache_edges = 150_000
 
@@ -402,7 +406,8 @@ class Graph:
         out = {}
         for name, rows in buckets.items():
             rows.sort()
-            exact = w.exhaustive and (name != "tests" or deep is None or deep.exhaustive)
+            exact = w.exhaustive and (name != "tests" or deep is None
+                                      or (deep.exhaustive and not deep.guesses_cut))
             out |= bounded(name, rows, limit, [r[1] for r in rows], exact=exact)
             # only the rows shown become items: a hub's thousands stay cheap
             out[name] = [item(r[-1], visits[r[-1]], scores.get(r[-1], 0.0),
@@ -469,11 +474,13 @@ class Graph:
         starts = guess_seeds(deep, incoming, kinds)
         if not starts:
             return
-        more = tests_walk([], incoming, None if budget is None
-                          else max(1, int(budget * self.tests_walk_share)), kinds, starts)
+        more = tests_walk([], incoming, self.guess_walk_edges if budget is None
+                          else max(1, int(budget * self.tests_walk_share)), kinds, starts,
+                          known=deep.visits)
         for node, v in more.visits.items():
             if is_test_path(node[2]) and node not in w.visits:
                 w.visits[node] = v
+        deep.guesses_cut = more.stopped_at is not None   # weak tests may be more
 
     def _add_import_time(self, w, seeds, incoming, limit: int | None) -> None:
         """Tests importing a module that runs the target on import (import_time.py),

@@ -78,6 +78,7 @@ class Walk:
     edges: int = 0                  # edges examined
     budget: int | None = None
     stopped_at: float | None = None  # cut: what was not reached scores at most this
+    guesses_cut: bool = False       # tests walk: its walk from name matches hit its budget
 
     @property
     def exhaustive(self) -> bool:
@@ -86,7 +87,8 @@ class Walk:
     def summary(self) -> dict:
         return {"exhaustive": self.exhaustive, "edges_examined": self.edges,
                 "edge_budget": self.budget, "stopped_at_score":
-                    None if self.stopped_at is None else round(self.stopped_at, 4)}
+                    None if self.stopped_at is None else round(self.stopped_at, 4),
+                "guesses_exhaustive": not self.guesses_cut}
 
 
 def walk(seeds: list[Node], step, depth: int, kinds=None, reverse: bool = True,
@@ -178,7 +180,7 @@ def _expand(w: Walk, node: Node, hops: int, edges, kinds, reverse: bool, budget,
 
 
 def tests_walk(seeds: list[Node], step, budget: int | None, kinds=None,
-               starts: dict | None = None) -> Walk:
+               starts: dict | None = None, known=None) -> Walk:
     """The tests bucket's own reach: up trusted edges only (``TESTS_HOW``) to any depth
     (``TESTS_DEPTH`` is a guard, not a policy), best paths first, stopped by ``budget``
     (edges examined), not by hops. Real chains from a test to what it breaks run 4-15
@@ -186,11 +188,13 @@ def tests_walk(seeds: list[Node], step, budget: int | None, kinds=None,
     a name match is a guess, and a chain of guesses reaches everything, so name
     matches count only within impact's own depth (and once more, in ``guess_seeds``). A module's own code (a file node
     reached by a module-level call) is not walked up: what runs at import is
-    import_time.py's, which follows the importers instead."""
+    import_time.py's, which follows the importers instead. ``known``: nodes an earlier
+    walk expanded, not expanded again (what is above them it has found)."""
     seed_set = set(starts or seeds)
+    known = known or {}
 
     def trusted_step(node: Node):
-        if node[3] is None and node not in seed_set:
+        if (node[3] is None or node in known) and node not in seed_set:
             return ()
         return step(node)
 

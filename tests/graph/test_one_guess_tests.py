@@ -77,3 +77,19 @@ def test_tests_affected_runs_the_weakly_reached_tests_and_still_calls_it_safe(gr
     assert {p for _, p in picked["files"]} == {"tests/test_fields.py", "tests/test_schema.py"}
     assert picked["changed"][0]["tested"] == "trusted"
     assert not picked["files"][(change["repo"], "tests/test_schema.py")]["trusted"]
+
+
+def test_the_walk_from_name_matches_stops_at_its_own_budget_and_says_so(graph, monkeypatch,
+                                                                       capsys):
+    from indexd.cli import render
+
+    monkeypatch.setattr(graph, "guess_walk_edges", 1)
+    cut = graph.impact(TARGET, limit=None)
+    assert cut["tests_walk"]["guesses_exhaustive"] is False
+    assert cut["tests_total_exact"] is False
+    assert "tests/test_schema.py" not in {t["path"] for t in cut["tests"]}
+    render.impact(cut)
+    assert "more weakly linked tests may reach it" in capsys.readouterr().out
+    monkeypatch.undo()
+    whole = graph.impact(TARGET, limit=None)
+    assert whole["tests_walk"]["guesses_exhaustive"] is True
