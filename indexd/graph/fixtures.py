@@ -22,6 +22,7 @@ from __future__ import annotations
 import posixpath
 
 from .model import is_test_path
+from .properties import decorated
 
 FIXTURE_MODULES = (None, "pytest")
 DECORATOR_GAP = 20      # lines from a `@pytest.fixture(...)` to its `def` (long params=[...])
@@ -31,18 +32,8 @@ GENERATORS = ("Iterator", "Iterable", "Generator", "AsyncIterator", "AsyncGenera
 def fixture_quals(f) -> set[str]:
     """Qualnames of the file's fixture functions: the first function after each
     ``fixture`` decorator, in the decorator's own scope."""
-    starts = sorted((d.start, d.qualname) for d in f.defs if d.kind in ("function", "method"))
-    out = set()
-    for r in f.refs_of("decorator", "call"):
-        if r.name != "fixture" or r.module not in FIXTURE_MODULES:
-            continue
-        parent = r.scope or ""
-        for start, qual in starts:
-            if start > r.line and qual.rpartition(".")[0] == parent:
-                if start - r.line <= DECORATOR_GAP:
-                    out.add(qual)
-                break
-    return out
+    return decorated(f, [r for r in f.refs_of("decorator", "call")
+                         if r.name == "fixture" and r.module in FIXTURE_MODULES], DECORATOR_GAP)
 
 
 def _fixtures(index, f) -> set[str]:

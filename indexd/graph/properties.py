@@ -19,15 +19,21 @@ def property_quals(f) -> set[str]:
     in the decorator's own scope (a class)."""
     if f.lang != "python":
         return set()
+    return decorated(f, [r for r in f.refs_of("decorator", "attribute")
+                         if r.name in PROPERTY_DECORATORS or (r.name in ACCESSORS and r.module)],
+                     DECORATOR_GAP)
+
+
+def decorated(f, decorators, gap: int) -> set[str]:
+    """Qualnames of the functions ``decorators`` (references) apply to: the first one
+    after each, in the decorator's own scope, at most ``gap`` lines below it."""
     starts = sorted((d.start, d.qualname) for d in f.defs if d.kind in ("function", "method"))
     out = set()
-    for r in f.refs_of("decorator", "attribute"):
-        if not (r.name in PROPERTY_DECORATORS or (r.name in ACCESSORS and r.module)):
-            continue
+    for r in decorators:
         parent = r.scope or ""
         for start, qual in starts:
             if start > r.line and qual.rpartition(".")[0] == parent:
-                if start - r.line <= DECORATOR_GAP:
+                if start - r.line <= gap:
                     out.add(qual)
                 break
     return out
