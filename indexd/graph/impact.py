@@ -186,10 +186,11 @@ def tests_walk(seeds: list[Node], step, budget: int | None, kinds=None,
     (edges examined), not by hops. Real chains from a test to what it breaks run 4-15
     hops (click: ``runner.invoke`` -> ``main`` -> ``make_context`` -> ``parse_args`` ...);
     a name match is a guess, and a chain of guesses reaches everything, so name
-    matches count only within impact's own depth (and once more, in ``guess_seeds``). A module's own code (a file node
-    reached by a module-level call) is not walked up: what runs at import is
-    import_time.py's, which follows the importers instead. ``known``: nodes an earlier
-    walk expanded, not expanded again (what is above them it has found)."""
+    matches count only within impact's own depth (and once more: ``guess_seeds``). A
+    module's own code (a file node reached by a module-level call) is not walked up:
+    what runs at import is import_time.py's, which follows the importers instead.
+    ``known``: nodes an earlier walk expanded, not expanded again (it found what is
+    above them)."""
     seed_set = set(starts or seeds)
     known = known or {}
 

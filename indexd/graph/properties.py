@@ -19,7 +19,7 @@ def property_quals(f) -> set[str]:
     in the decorator's own scope (a class)."""
     if f.lang != "python":
         return set()
-    return decorated(f, [r for r in f.refs_of("decorator", "attribute")
+    return decorated(f, [r for r in f.refs_of("decorator")
                          if r.name in PROPERTY_DECORATORS or (r.name in ACCESSORS and r.module)],
                      DECORATOR_GAP)
 
