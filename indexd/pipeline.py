@@ -236,6 +236,25 @@ def _warm() -> None:
     """A worker's first task: unpickling it imports this module (parsers, rows)."""
 
 
+def enough_files_for_a_pool(settings: Settings, realm: str | None) -> bool:
+    """Whether the realm's trees hold at least POOL_THRESHOLD files (ignore
+    rules not applied: an upper bound, counted only as far as the threshold).
+
+    Below it no batch is big enough to go to workers, so starting them would
+    only cost each its imports (0.35 s of CPU) and the one-shot its wait for
+    them to exit; a small repo's cold one-shot ran 1.6 s with two workers
+    and 1.3 s with none.
+    """
+    seen = 0
+    for _, repo in settings.realm_repos(realm):
+        for _, dirs, files in os.walk(repo):
+            dirs[:] = [d for d in dirs if d != ".git"]
+            seen += len(files)
+            if seen >= POOL_THRESHOLD:
+                return True
+    return False
+
+
 @contextmanager
 def parse_pool(settings: Settings, start: bool = True):
     """Parse workers started now, for every run of an Indexer given them.

@@ -19,7 +19,9 @@ from testlib import run_cli, settings_with_realm, wait_until
 
 from indexd import pipeline
 from indexd.errors import StoreError
+from indexd.cli import indexd_main
 from indexd.pipeline import Indexer, parse_pool
+from indexd.store import Store
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 PACKAGES = ("json", "email", "html", "http")   # real code, ~40 files, one with syntax errors
@@ -146,3 +148,25 @@ def test_started_workers_are_gone_when_a_run_fails(git_repo, make_store, monkeyp
             Indexer(settings, store, pool=pool).index()
     assert len(workers) == 2
     assert wait_until(lambda: not any(p.is_alive() for p in workers), timeout=30)
+
+
+def test_parse_workers_start_only_for_trees_with_enough_files(tmp_path, monkeypatch):
+    """A cold one-shot of a small repo parses inline: no worker is started for it."""
+    small, big = tmp_path / "small", tmp_path / "big"
+    for root, n in ((small, pipeline.POOL_THRESHOLD - 1), (big, pipeline.POOL_THRESHOLD)):
+        for i in range(n):
+            (root / f"d{i % 3}").mkdir(parents=True, exist_ok=True)
+            (root / f"d{i % 3}" / f"f{i}.py").write_text("x = 1\n")
+    (small / ".git" / "objects").mkdir(parents=True)   # git's own files are not counted
+    for i in range(pipeline.POOL_THRESHOLD):
+        (small / ".git" / "objects" / f"o{i}").write_text("blob")
+    started = []
+    monkeypatch.setattr(pipeline, "_new_pool", lambda workers: started.append(workers))
+    settings = settings_with_realm("s", small)
+    assert not pipeline.enough_files_for_a_pool(settings, "s")
+    assert indexd_main.main(["index", "--no-embed", "--realm", "s"]) == 0
+    assert started == [] and len(Store(settings.paths.store_dir).files.to_arrow()) == 63
+
+    settings = settings_with_realm("b", big)
+    assert pipeline.enough_files_for_a_pool(settings, "b")
+    assert pipeline.enough_files_for_a_pool(settings, None)   # all realms

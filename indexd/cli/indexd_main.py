@@ -151,7 +151,7 @@ def _index_here(settings, args) -> int:
     if not args.paths and not embed and _unchanged(settings, args):
         return EXIT_OK
     from .. import stat_sidecar
-    from ..pipeline import Indexer, parse_pool
+    from ..pipeline import Indexer, enough_files_for_a_pool, parse_pool
     from ..realms import locate
     from ..store import Store
     only = None
@@ -164,8 +164,10 @@ def _index_here(settings, args) -> int:
     # JSON: "done" stays the last line (scripts read it), with the embed result in it.
     progress = (_json_progress_holding(done_events) if args.json else _tty_progress())
     # A store without a files table parses everything: its workers start
-    # before the store opens (they import while lancedb imports).
-    cold = not (settings.paths.store_dir / "files.lance").exists()
+    # before the store opens (they import while lancedb imports), if the
+    # trees hold enough files for any batch to go to them.
+    cold = (not (settings.paths.store_dir / "files.lance").exists()
+            and enough_files_for_a_pool(settings, args.realm))
     with parse_pool(settings, start=cold) as pool:
         store = Store(settings.paths.store_dir, retention_s=settings.version_retention_s)
         indexer = Indexer(settings, store, on_progress=progress, pool=pool)

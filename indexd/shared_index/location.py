@@ -34,7 +34,9 @@ def is_remote(uri: str) -> bool:
 
 def connect(uri: str, create: bool = False):
     """The LanceDB database at ``uri``; a local path must exist unless ``create``."""
-    import lancedb
+    from indexd.store.lancedb_import import lancedb as import_lancedb
+
+    lancedb = import_lancedb()
 
     if not uri:
         raise SharedIndexError("no shared index location given (s3://bucket/prefix or a path)")

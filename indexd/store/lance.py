@@ -127,7 +127,9 @@ WRITER_HOT_OPS = ("replace_files", "delete_files", "delete_repo")
 class Store:
     def __init__(self, path: Path, *, dim: int | None = None, retention_s: int = 300,
                  fault_hook=None):
-        import lancedb
+        from indexd.store.lancedb_import import lancedb as import_lancedb
+
+        lancedb = import_lancedb()
 
         self.path = Path(path)
         self.dim = dim or S.DEFAULT_DIM
