@@ -27,7 +27,7 @@ from .edges import FileResult, file_edges, overridden_method
 from .impact import (TESTS_HOW, any_truncated, bounded, combined, guess_seeds, item, rank,
                      tests_walk, walk)
 from .import_time import CALL_KINDS, import_time_tests, importing_tests
-from .model import Edge, FileFacts, is_test_path, node_label, repo_name
+from .model import Edge, FileFacts, is_dunder, is_test_path, node_label, repo_name
 from .packed import Packed
 from .properties import property_quals
 from .resolve import RealmIndex
@@ -440,6 +440,23 @@ class Graph:
             if symbol and symbol in property_quals(f):
                 return True
         return False
+
+    def implicit_caller(self, items: list[dict]) -> str | None:
+        """The first of ``items`` (impact rows) the interpreter runs by itself (a
+        ``__dunder__`` method or a property), as a label: what runs through it has
+        callers no edge names (pickle calling ``__reduce__``). None: no such item."""
+        props: dict[tuple, set[str]] = {}
+        for it in items:
+            symbol = it.get("symbol")
+            if not symbol:
+                continue
+            key = (it["realm"], it["repo"], it["path"])
+            if key not in props:
+                f = self.facts.get(key)
+                props[key] = property_quals(f) if f is not None else set()
+            if is_dunder(symbol) or symbol in props[key]:
+                return node_label(it["repo"], it["path"], symbol)
+        return None
 
     def _bucket(self, key: tuple) -> str:
         """The impact list a file's nodes go in."""

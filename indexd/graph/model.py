@@ -162,6 +162,12 @@ def node_label(repo: str, path: str, symbol: str | None) -> str:
 TEST_DIRS = ("tests", "test", "__tests__")
 
 
+def is_dunder(symbol: str) -> bool:
+    """Is the symbol's last part a ``__name__`` (a method the interpreter calls)?"""
+    name = symbol.rsplit(".", 1)[-1]
+    return len(name) > 4 and name.startswith("__") and name.endswith("__")
+
+
 @lru_cache(maxsize=65536)
 def is_test_path(path: str) -> bool:
     """Test files by convention (Python, Go, JS/TS) or by living under a test dir."""

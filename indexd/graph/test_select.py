@@ -16,7 +16,9 @@ its ``how``), and says per changed symbol how well it is tested:
 - ``unknown``: the graph cannot tell (not indexed, walk cut, unresolved names, a
   ``__dunder__`` method or a property no edge reaches: the interpreter calls those
   itself, on an operation or an attribute read (``property`` in the answer), or an
-  override of a base method something calls: ``overrides_called`` in the answer).
+  override of a base method something calls: ``overrides_called`` in the answer), or
+  a symbol whose only callers run through such a dunder or property
+  (``implicit_caller``).
 
 ``safe`` is every changed symbol trusted or untested. When it is not,
 ``add_fallback`` adds every test file importing the changed modules
@@ -26,12 +28,9 @@ transitively; every file there not selected on trusted evidence reads
 
 from __future__ import annotations
 
-import re
-
-from .model import is_test_path, node_label
+from .model import is_dunder, is_test_path, node_label
 
 TRUSTED_HOW = ("resolved", "inferred", "coverage")
-_DUNDER = re.compile(r"__\w+__$")
 FALLBACK_SCORE = 0.0   # fallback files rank after every selected one anyway
 
 
@@ -66,9 +65,11 @@ def select_tests(pairs: list[tuple[dict, dict | None]], depth: int) -> dict:
                  trusted=is_trusted(t), hows=path_hows(t), via=t.get("via", []),
                  why=t.get("why"))
         overrides = (result or {}).get("overrides_called")
+        implicit = (result or {}).get("implicit_caller")
         changed.append({**_row(ch), "tested": _tested(tests, result, depth, ch.get("symbol")),
                         "tests": sorted({t["path"] for t in tests}),
-                        **({"overrides": overrides} if overrides else {})})
+                        **({"overrides": overrides} if overrides else {}),
+                        **({"run_by": implicit} if implicit and not tests else {})})
     return {"files": files, "changed": changed}
 
 
@@ -99,10 +100,14 @@ def _tested(tests: list[dict], result: dict | None, depth: int,
         # run by reading an attribute, which no edge names: marshmallow's Nested.schema
         # said untested, and seven test files failed (graph/properties.py)
         return "unknown"
-    if symbol and _DUNDER.match(symbol.rsplit(".", 1)[-1]):
+    if symbol and is_dunder(symbol):
         # the interpreter calls these (an attribute read on a value of no known class,
         # C code such as io.TextIOWrapper reading its buffer): no edge is no proof.
         # click's LazyFile.__getattr__ said untested, and three test files failed
+        return "unknown"
+    if result.get("implicit_caller"):
+        # reached only through a dunder or property, which the interpreter calls (pickle
+        # runs __reduce__): toolz's _restore_curry said untested, and a test file failed
         return "unknown"
     return "untested"
 

@@ -323,6 +323,13 @@
 ;                     `_call_and_store(getter_func=getter)` runs its nested `getter`)
 (argument_list (identifier) @name) @reference.passed
 (keyword_argument value: (identifier) @name) @reference.passed
+;                     and a tuple without parentheses returned, assigned or looped over:
+;                     `return _restore_curry, state` (toolz's curry.__reduce__, whose first
+;                     item pickle calls), `for op in lt, le:`; as passed, not stored, for the
+;                     same checks (a local or parameter of the name is what it names)
+(return_statement (expression_list (identifier) @name)) @reference.passed
+(assignment right: (expression_list (identifier) @name)) @reference.passed
+(for_statement right: (expression_list (identifier) @name)) @reference.passed
 ;   reference.bind_roundtrip  `x = pickle.loads(pickle.dumps(y))`: @module = y (x holds what y
 ;                             holds; stands for the bind_call of the line)
 (assignment left: (identifier) @name
