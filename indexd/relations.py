@@ -196,11 +196,15 @@ class Relations:
             except KeyError:
                 return False
 
-    def implicit_caller(self, items: list[dict]) -> str | None:
-        """Graph.implicit_caller under the lock."""
+    def implicit_caller(self, target: str, items: list[dict]) -> str | None:
+        """Graph.implicit_caller under the lock; None when the graph no longer knows
+        the target."""
         graph = self._ready()
         with self.lock:
-            return graph.implicit_caller(items)
+            try:
+                return graph.implicit_caller(target, items)
+            except KeyError:
+                return None
 
     def impact(self, target: str, **kw) -> dict:
         """The graph's impact (with the tests coverage saw run the target first), its

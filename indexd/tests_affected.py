@@ -104,7 +104,8 @@ def _impacts(rel, repo, since, changed, depth, pending,
                 result["overrides_called"] = rel.called_base_method(_target(ch))
                 result["property"] = rel.is_property(_target(ch))
                 if not result.get("tests"):   # only an untested verdict needs it
-                    result["implicit_caller"] = rel.implicit_caller(result.get("affected", []))
+                    result["implicit_caller"] = rel.implicit_caller(_target(ch),
+                                                                    result.get("affected", []))
             out.append((ch, result))
         except RealmError:
             if ch["change"] in ("deleted", "renamed") and repo is not None:

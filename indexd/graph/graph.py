@@ -29,7 +29,7 @@ from .impact import (TESTS_HOW, any_truncated, bounded, combined, guess_seeds, i
 from .import_time import CALL_KINDS, import_time_tests, importing_tests
 from .model import Edge, FileFacts, is_dunder, is_test_path, node_label, repo_name
 from .packed import Packed
-from .properties import property_quals
+from .properties import named_quals, property_quals
 from .resolve import RealmIndex
 
 FULL_REALM_FILES = ("__init__.py", "__init__.pyi", "go.mod", "package.json", "tsconfig.json",
@@ -441,20 +441,23 @@ class Graph:
                 return True
         return False
 
-    def implicit_caller(self, items: list[dict]) -> str | None:
-        """The first of ``items`` (impact rows) the interpreter runs by itself (a
-        ``__dunder__`` method or a property), as a label: what runs through it has
-        callers no edge names (pickle calling ``__reduce__``). None: no such item."""
-        props: dict[tuple, set[str]] = {}
-        for it in items:
+    def implicit_caller(self, target: str, items: list[dict]) -> str | None:
+        """The first of ``target``'s nodes and ``items`` (its impact rows) that runs
+        without a call any edge names, as a label: a ``__dunder__`` method or a property
+        (the interpreter runs those: pickle calls ``__reduce__``), or a function a
+        module-level list of strings names (run by name). None: no such node."""
+        implicit: dict[tuple, set[str]] = {}
+        nodes = [{"realm": r, "repo": repo, "path": p, "symbol": s}
+                 for r, repo, p, s in self.resolve_target(target)]
+        for it in nodes + items:
             symbol = it.get("symbol")
             if not symbol:
                 continue
             key = (it["realm"], it["repo"], it["path"])
-            if key not in props:
+            if key not in implicit:
                 f = self.facts.get(key)
-                props[key] = property_quals(f) if f is not None else set()
-            if is_dunder(symbol) or symbol in props[key]:
+                implicit[key] = (property_quals(f) | named_quals(f)) if f is not None else set()
+            if is_dunder(symbol) or symbol in implicit[key]:
                 return node_label(it["repo"], it["path"], symbol)
         return None
 

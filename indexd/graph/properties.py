@@ -24,6 +24,13 @@ def property_quals(f) -> set[str]:
                      DECORATOR_GAP)
 
 
+def named_quals(f) -> set[str]:
+    """Top-level functions and classes a module-level list of strings names (jinja2's
+    ``exported``, written into generated code): run by name, which no edge shows."""
+    names = {r.name for r in f.refs_of("named")}
+    return {d.qualname for d in f.defs if d.qualname in names} if names else set()
+
+
 def decorated(f, decorators, gap: int) -> set[str]:
     """Qualnames of the functions ``decorators`` (references) apply to: the first one
     after each, in the decorator's own scope, at most ``gap`` lines below it."""

@@ -35,6 +35,7 @@ from .limits import CHECK_EVERY, NO_DEADLINE, Deadline, ParseTimeout
 
 CLASS_LIKE = {"class", "struct", "interface", "trait", "enum", "impl", "module", "namespace", "type"}
 PASSABLE = {"function", "method", "class"}   # what a `reference.passed` may name
+DEFINED_ONLY = ("passed", "named")           # kept only for names the file defines
 # Node types that may sit between a definition and the comment above it
 # (decorators, annotations, template headers, export keywords).
 PREFIX_WORDS = ("decorator", "annotation", "modifier", "parameter_list", "comment",
@@ -454,11 +455,13 @@ def _build_references(refs, entries: list[Entry], data: bytes,
             deadline.check()
         line = node.start_point[0] + 1
         name = data[node.start_byte:node.end_byte].decode("utf-8", "replace")
-        if kind == "passed" and name not in defined:
+        if kind in DEFINED_ONLY and name not in defined:
+            continue
+        text = _text(module, data)[:MAX_MODULE] if module is not None else None
+        if kind == "named" and text == "__all__":
             continue
         append(new(name=name, kind=kind, line=line,
-                   scope=scope_at[line] if line <= last else None,
-                   module=_text(module, data)[:MAX_MODULE] if module is not None else None))
+                   scope=scope_at[line] if line <= last else None, module=text))
     return out
 
 

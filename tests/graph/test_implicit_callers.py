@@ -44,7 +44,7 @@ def verdict(graph, symbol):
     repo = graph.resolve_target(target)[0][1]
     result = graph.impact(target, limit=None)
     assert result["tests"] == []
-    result["implicit_caller"] = graph.implicit_caller(result["affected"])
+    result["implicit_caller"] = graph.implicit_caller(target, result["affected"])
     change = {"repo": repo, "path": "pkg/core.py", "symbol": symbol, "change": "target"}
     return select_tests([(change, result)], 3)["changed"][0]
 
@@ -60,4 +60,49 @@ def test_a_symbol_run_only_through_a_dunder_or_property_is_unknown(graph, symbol
 
 def test_a_plain_chain_with_no_test_is_still_untested(graph):
     row = verdict(graph, "helper")          # called by unused(), which nothing calls
+    assert row["tested"] == "untested" and "run_by" not in row
+
+
+NAMED = {
+    "pkg/__init__.py": "",
+    "pkg/runtime.py": (
+        "__all__ = ['helper', 'identity']\n"
+        "exported = ['identity', 'Markup', 'not_here']\n\n\n"
+        "def identity(x):\n    return x\n\n\n"
+        "def helper(x):\n    return x\n"),
+    "pkg/compiler.py": (
+        "from pkg.runtime import exported\n\n\n"
+        "def header():\n    return 'from pkg.runtime import ' + ', '.join(exported)\n"),
+    "tests/test_compiler.py": (
+        "from pkg.compiler import header\n\n\n"
+        "def test_render():\n    assert header()\n"),
+}
+
+
+@pytest.fixture(scope="module")
+def named_graph(tmp_path_factory):
+    return build("r", write_tree(tmp_path_factory.mktemp("named"), NAMED))
+
+
+def named_verdict(graph, symbol):
+    target = f"pkg/runtime.py::{symbol}"
+    repo = graph.resolve_target(target)[0][1]
+    result = graph.impact(target, limit=None)
+    assert result["tests"] == []
+    result["implicit_caller"] = graph.implicit_caller(target, result["affected"])
+    change = {"repo": repo, "path": "pkg/runtime.py", "symbol": symbol, "change": "target"}
+    return select_tests([(change, result)], 3)["changed"][0]
+
+
+def test_a_function_a_list_of_strings_names_is_run_by_name_so_unknown(named_graph):
+    """jinja2 3.1.4: ``runtime.identity`` is named in ``exported``, which the compiler
+    writes into generated code; breaking it failed 3 test files while indexd said
+    "untested"."""
+    row = named_verdict(named_graph, "identity")
+    assert row["tested"] == "unknown" and row["run_by"].endswith("pkg/runtime.py::identity")
+
+
+def test_a_name_only_in_dunder_all_is_not_run_by_name(named_graph):
+    """``__all__`` only says what a star import takes, and star imports are resolved."""
+    row = named_verdict(named_graph, "helper")
     assert row["tested"] == "untested" and "run_by" not in row

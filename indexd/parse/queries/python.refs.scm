@@ -330,6 +330,14 @@
 (return_statement (expression_list (identifier) @name)) @reference.passed
 (assignment right: (expression_list (identifier) @name)) @reference.passed
 (for_statement right: (expression_list (identifier) @name)) @reference.passed
+;   reference.named  a module-level list or tuple of strings that name the file's functions or
+;                    classes (jinja2's `exported = ["identity", ...]`, which the template
+;                    compiler writes into generated code): run by name, from where no edge
+;                    shows; kept only for names the file defines, never for `__all__`
+;                    (star imports are resolved: graph/resolve.py)
+(module (expression_statement (assignment left: (identifier) @module
+  right: [(list (string (string_content) @name)) (tuple (string (string_content) @name))])))
+  @reference.named
 ;   reference.bind_roundtrip  `x = pickle.loads(pickle.dumps(y))`: @module = y (x holds what y
 ;                             holds; stands for the bind_call of the line)
 (assignment left: (identifier) @name
