@@ -39,13 +39,13 @@ def graph(tmp_path_factory):
     return build("r", write_tree(tmp_path_factory.mktemp("implicit"), FILES))
 
 
-def verdict(graph, symbol):
-    target = f"pkg/core.py::{symbol}"
+def verdict(graph, symbol, path="pkg/core.py"):
+    target = f"{path}::{symbol}"
     repo = graph.resolve_target(target)[0][1]
     result = graph.impact(target, limit=None)
     assert result["tests"] == []
     result["implicit_caller"] = graph.implicit_caller(target, result["affected"])
-    change = {"repo": repo, "path": "pkg/core.py", "symbol": symbol, "change": "target"}
+    change = {"repo": repo, "path": path, "symbol": symbol, "change": "target"}
     return select_tests([(change, result)], 3)["changed"][0]
 
 
@@ -84,25 +84,15 @@ def named_graph(tmp_path_factory):
     return build("r", write_tree(tmp_path_factory.mktemp("named"), NAMED))
 
 
-def named_verdict(graph, symbol):
-    target = f"pkg/runtime.py::{symbol}"
-    repo = graph.resolve_target(target)[0][1]
-    result = graph.impact(target, limit=None)
-    assert result["tests"] == []
-    result["implicit_caller"] = graph.implicit_caller(target, result["affected"])
-    change = {"repo": repo, "path": "pkg/runtime.py", "symbol": symbol, "change": "target"}
-    return select_tests([(change, result)], 3)["changed"][0]
-
-
 def test_a_function_a_list_of_strings_names_is_run_by_name_so_unknown(named_graph):
     """jinja2 3.1.4: ``runtime.identity`` is named in ``exported``, which the compiler
     writes into generated code; breaking it failed 3 test files while indexd said
     "untested"."""
-    row = named_verdict(named_graph, "identity")
+    row = verdict(named_graph, "identity", "pkg/runtime.py")
     assert row["tested"] == "unknown" and row["run_by"].endswith("pkg/runtime.py::identity")
 
 
 def test_a_name_only_in_dunder_all_is_not_run_by_name(named_graph):
     """``__all__`` only says what a star import takes, and star imports are resolved."""
-    row = named_verdict(named_graph, "helper")
+    row = verdict(named_graph, "helper", "pkg/runtime.py")
     assert row["tested"] == "untested" and "run_by" not in row
