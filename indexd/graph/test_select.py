@@ -17,8 +17,8 @@ its ``how``), and says per changed symbol how well it is tested:
   ``__dunder__`` method or a property no edge reaches: the interpreter calls those
   itself, on an operation or an attribute read (``property`` in the answer), or an
   override of a base method something calls: ``overrides_called`` in the answer), or
-  a symbol whose only callers run through such a dunder or property
-  (``implicit_caller``).
+  a symbol that runs only through such a dunder or property, or by name (a
+  module-level list of strings names it or a caller): ``implicit_caller``.
 
 ``safe`` is every changed symbol trusted or untested. When it is not,
 ``add_fallback`` adds every test file importing the changed modules
@@ -107,7 +107,8 @@ def _tested(tests: list[dict], result: dict | None, depth: int,
         return "unknown"
     if result.get("implicit_caller"):
         # reached only through a dunder or property, which the interpreter calls (pickle
-        # runs __reduce__): toolz's _restore_curry said untested, and a test file failed
+        # runs __reduce__: toolz's _restore_curry said untested, and a test file failed),
+        # or run by name (jinja2's runtime.identity, named in what generated code imports)
         return "unknown"
     return "untested"
 
