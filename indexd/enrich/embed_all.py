@@ -25,6 +25,11 @@ log = logging.getLogger(__name__)
 # versions to compact afterwards, and no query waits behind them here.
 ONESHOT_BATCH = 64
 MAX_THREADS = 4   # MiniLM's matrices stop scaling past 4 (embedder.default_threads)
+# Below this many rows to embed the one-shot loads the steady model (onnxruntime,
+# fp32), as the daemon does for a small backlog: torch's bf16 model costs ~5 s more to
+# import and load, which its speed wins back only past ~800 rows (docs/decisions.md,
+# "bf16 products": 3 rows 7.8 s vs 2.4 s; 820 rows 20.5-24.2 s vs 21.7-25.1 s).
+BULK_MIN_ROWS = 1000
 
 
 @dataclass
@@ -44,6 +49,14 @@ class EmbedReport:
         return out | ({"shared": self.shared} if self.shared is not None else {})
 
 
+def rows_to_embed(store, settings) -> int:
+    """Rows the model may have to embed: those without a vector, or every row when
+    the store holds another model's or another recipe's vectors (switch_model)."""
+    same = ((store.get_meta("embed_spec") or "") == (settings.embed_model or "default")
+            and (store.get_meta("embed_recipe") or "default") == settings.embed_recipe)
+    return store.count_missing_vectors() if same else store.entries.count_rows()
+
+
 def oneshot_threads() -> int:
     return max(1, min(MAX_THREADS, os.cpu_count() or 1))
 
@@ -59,7 +72,8 @@ def embed_missing(store, settings, on_progress: Callable[[dict], None] | None = 
     try:
         # An explicit embed_threads wins; else every core: nothing else runs.
         threads = threads or getattr(settings, "embed_threads", 0) or oneshot_threads()
-        embedder = load_embedder(settings, threads=threads, bulk=True)
+        bulk = rows_to_embed(store, settings) >= BULK_MIN_ROWS
+        embedder = load_embedder(settings, threads=threads, bulk=bulk)
         store.switch_model(embedder.model_id, embedder.dim, settings.embed_recipe,
                            spec=settings.embed_model)
     except Exception as exc:  # noqa: BLE001 - keyword search works without a model
