@@ -54,7 +54,7 @@ def rows_to_embed(store, settings) -> int:
     the store holds another model's or another recipe's vectors (switch_model)."""
     same = ((store.get_meta("embed_spec") or "") == (settings.embed_model or "default")
             and (store.get_meta("embed_recipe") or "default") == settings.embed_recipe)
-    return store.count_missing_vectors() if same else store.entries.count_rows()
+    return store.count_missing_vectors() if same else store.count("entries")
 
 
 def oneshot_threads() -> int:
