@@ -113,6 +113,9 @@ def file_edges(index: RealmIndex, f: FileFacts) -> FileResult:
             from .dispatch import dispatch_edges
             from .dunder import dunder_edges
             from .passed import passed_edges
+            from .containers import iterated_attributes
+            # `for v in self.x`: what v holds comes from every file filling an `x` list
+            res.wants |= {("fills", attr) for attr in iterated_attributes(f)}
             fixture_edges(index, f, res)
             passed_edges(index, f, scope, res)
             dunder_edges(index, f, scope, res)

@@ -22,6 +22,7 @@ from collections import defaultdict
 from contextlib import contextmanager
 
 from . import export as _export
+from .containers import filled_attributes
 from .edge_cache import EdgeListCache
 from .edges import FileResult, file_edges, overridden_method
 from .impact import (TESTS_HOW, any_truncated, bounded, combined, guess_seeds, item, rank,
@@ -254,6 +255,11 @@ class Graph:
             for start in starts:        # getattr(self, f"visit_{x}"): graph/dispatch.py
                 if name.startswith(start):
                     dirty |= self.wants.get((realm, ("prefix", start)), set())
+        # a file filling (or binding) a list attribute changes what iterating it holds
+        # anywhere: any edit of it, since its receivers' classes may have moved too
+        if f.lang == "python":
+            for attr in filled_attributes(old) | filled_attributes(new):
+                dirty |= self.wants.get((realm, ("fills", attr)), set())
         # Name-based answers are covered by wants; line-anchored doc links
         # (``file.py#L10``) also depend on line ranges.
         if old is not None and new is not None and old.defs != new.defs:

@@ -21,6 +21,7 @@ import posixpath
 from collections import defaultdict
 from typing import NamedTuple
 
+from .containers import filled_attributes
 from .model import Def, FileFacts
 
 PY_SUFFIXES = (".py", "/__init__.py", ".pyi", "/__init__.pyi")
@@ -45,6 +46,8 @@ class RealmIndex:
         self.files: dict[tuple[str, str], FileFacts] = {}
         self.dirs: dict[tuple[str, str], set[str]] = defaultdict(set)  # (repo, dir) -> names
         self.defs_by_name: dict[str, set[tuple[str, str]]] = defaultdict(set)
+        # attribute name -> files filling or binding a list of that name (containers.py)
+        self.fills_by_attr: dict[str, set[tuple[str, str]]] = defaultdict(set)
         self.manifests: dict[tuple[str, str], dict] = {}
         self._py_roots: dict[str, list[str]] = {}
         self._named: dict[tuple[str, str], dict[str, list[Def]]] = {}
@@ -70,6 +73,8 @@ class RealmIndex:
             self.dirs[(f.repo, parent)]
         for df in f.defs:
             self.defs_by_name[df.name].add(key)
+        for attr in filled_attributes(f):
+            self.fills_by_attr[attr].add(key)
         if f.manifest:
             self.manifests[key] = f.manifest
         if base.startswith("__init__.py"):
@@ -92,6 +97,12 @@ class RealmIndex:
                 holders.discard((repo, path))
                 if not holders:
                     del self.defs_by_name[df.name]
+        for attr in filled_attributes(f):
+            holders = self.fills_by_attr.get(attr)
+            if holders is not None:
+                holders.discard((repo, path))
+                if not holders:
+                    del self.fills_by_attr[attr]
         self.manifests.pop((repo, path), None)
         if base.startswith("__init__.py"):
             self._py_roots.pop(repo, None)

@@ -39,7 +39,9 @@ references, python.refs.scm):
 - ``for app in r`` where r is annotated ``List[App]``, ``Iterator[App]``, ``Set[App]``,
   ``Tuple[App, ...]``, ... or is a call ``f(...)`` so annotated (``-> List[App]``): the
   element type (click: ``for param in iter_params_for_processing(...)``); a mapping
-  iterates its keys, ``for a, b in r`` unpacks what nothing here knows.
+  iterates its keys, ``for a, b in r`` unpacks what nothing here knows; a list nothing
+  annotates holds what the code puts into it (graph/containers.py: sqlparse's
+  ``stack.postprocess.append(filters.SerializerUnicode())``).
 
 Scope: the innermost function that binds the name (then enclosing functions,
 then module level), as Python looks it up. The type counts only when every
@@ -56,7 +58,8 @@ import re
 from .properties import property_quals
 
 BIND_KINDS = ("bind_call", "bind_type", "bind_item", "bind_none", "bind_name", "bind_param",
-              "bind_with", "bind_awith", "bind_cast", "bind_for", "bind_roundtrip", "bind")
+              "bind_with", "bind_awith", "bind_cast", "bind_for", "bind_roundtrip", "bind_list",
+              "bind")
 # bindings that say what they hold (a plain `bind` on the same line is the same one)
 VALUED = ("bind_call", "bind_item", "bind_name", "bind_param", "bind_with", "bind_awith",
           "bind_cast", "bind_for", "bind_roundtrip")
@@ -246,8 +249,11 @@ def _iterated_classes(index, f, scope, iterable: str, where, classes) -> list[tu
     iterated (``ps: List[P]``, ``self.params: List[P]``) or, for a call, of what the
     function called returns (``-> Iterator[P]``); [] when any of them says nothing."""
     if not iterable.endswith(")"):
-        found, _ = _found_bindings(index, f, iterable, where, classes)
+        found, at = _found_bindings(index, f, iterable, where, classes)
         parts = [iterated_classes(index, f, scope, b[1]) for b in found if b[0] == "bind_type"]
+        if not parts and found:     # no annotation: what fills the list (containers.py)
+            from .containers import filled_classes
+            return filled_classes(index, f, scope, iterable, found, at, classes)
         return [] if not parts or not all(parts) else _union(parts)
     callee = iterable.split("(", 1)[0]
     if not _DOTTED.match(callee) or not _closes_at_end(iterable, len(callee)):

@@ -348,3 +348,30 @@
       arguments: (argument_list . (identifier) @module)) .))
   (#eq? @_pickle "pickle") (#eq? @_pickle2 "pickle")
   (#eq? @_loads "loads") (#eq? @_dumps "dumps")) @reference.bind_roundtrip
+; What fills a list (graph/types.py: `for v in c` holds the classes put into c):
+;   reference.fills       `c.append(C(...))`, `c.add(...)`, `c.appendleft(...)`,
+;                         `c.extend([C(), ...])`, `c = [C(), ...]`: @name = the container as
+;                         written (`self.x`, `stack.x`, `xs`), @module = an element's callee
+;   reference.fills_name  the same with a name, `c.append(v)`: @module = v
+;   reference.bind_list   `xs = [...]`, `self.x = []`: a list literal (the plain `bind` of the
+;                         line is the same binding)
+(call
+  function: (attribute object: [(identifier) (attribute)] @name attribute: (identifier) @_fill)
+  arguments: (argument_list . (call function: [(identifier) (attribute)] @module) .)
+  (#match? @_fill "^(append|add|appendleft)$")) @reference.fills
+(call
+  function: (attribute object: [(identifier) (attribute)] @name attribute: (identifier) @_fill)
+  arguments: (argument_list . [(list (call function: [(identifier) (attribute)] @module))
+                               (tuple (call function: [(identifier) (attribute)] @module))] .)
+  (#eq? @_fill "extend")) @reference.fills
+(assignment left: [(identifier) (attribute)] @name
+  right: (list (call function: [(identifier) (attribute)] @module))) @reference.fills
+(call
+  function: (attribute object: [(identifier) (attribute)] @name attribute: (identifier) @_fill)
+  arguments: (argument_list . (identifier) @module .)
+  (#match? @_fill "^(append|add|appendleft)$")) @reference.fills_name
+(assignment left: (identifier) @name right: (list)) @reference.bind_list
+(assignment
+  left: (attribute object: (identifier) @_self attribute: (identifier)) @name
+  right: (list)
+  (#match? @_self "^(self|cls)$")) @reference.bind_list
