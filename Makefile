@@ -39,8 +39,13 @@ run: install
 	@echo "  $(CURDIR)/$(VENV)/bin/indexctl status"
 	$(VENV)/bin/indexd run
 
+# Two pytest-xdist workers, each test file on one: the suite waits on daemons and
+# subprocesses half its time, so two of them nearly halve it on 2 cores
+# (docs/decisions.md, "Test suite"). `make test TEST_WORKERS=0` runs it in one process.
+TEST_WORKERS ?= 2
+
 test: install
-	$(PY) -m pytest -q -p no:cacheprovider
+	$(PY) -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile
 
 bench: install
 	$(PY) -m pip install -q -e '.[bench]'

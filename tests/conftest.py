@@ -73,8 +73,15 @@ def _own_helpers() -> set:
 
 @pytest.fixture(scope="session", autouse=True)
 def model_cache(tmp_path_factory):
-    """One ONNX export of the real model per test session, not one per INDEXD_HOME."""
-    path = tmp_path_factory.mktemp("models")
+    """One ONNX export of the real model per test session, not one per INDEXD_HOME.
+    Under pytest-xdist the workers share one folder (the run's temp root): an export is
+    atomic (enrich/onnx_export.py), so two workers racing both finish, and later ones
+    load it."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        path = tmp_path_factory.getbasetemp().parent / "models"
+        path.mkdir(exist_ok=True)
+    else:
+        path = tmp_path_factory.mktemp("models")
     os.environ["INDEXD_MODEL_CACHE"] = str(path)
     yield path
     os.environ.pop("INDEXD_MODEL_CACHE", None)
