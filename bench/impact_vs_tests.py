@@ -634,7 +634,7 @@ def render(results: list[dict], seed: int, jobs: int) -> str:
             if rk["n"]:
                 parts.append(
                     f"order of {label}, {rk['n']} mutants with a failing file selected "
-                    f"(the suite starting): mean APFD {rk['apfd']:.2f} (random order 0.50); "
+                    f"(whose suite starts): mean APFD {rk['apfd']:.2f} (random order 0.50); "
                     f"passing files run before the first failure {rk['first']:.1f} (random "
                     f"{rk['first_random']:.1f}); share of the selection run until every failing "
                     f"file has {rk['last']:.0%} (random {rk['last_random']:.0%})")
