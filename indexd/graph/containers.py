@@ -17,7 +17,9 @@ whole:
 - ``self.x``: the fill sites are in the class's methods (``self.x.append``) or anywhere
   in the realm on a receiver of that class (``stack.x.append`` with ``stack =
   FilterStack()``); a receiver of unknown class counts as this class's only where no
-  other class of the realm keeps a list named ``x``, else nothing is known.
+  other class of the realm keeps a list named ``x``, else nothing is known; nor is it
+  where another class fills ``self.x`` without making that list itself (a subclass
+  adding to the inherited one).
 
 No answer leaves the call a name match, as before. Pure; reads the realm index, whose
 ``fills_by_attr`` says which files fill or bind a list attribute of each name.
@@ -81,6 +83,8 @@ def _attribute_sites(index, f, cls: str | None, attr: str) -> list[tuple]:
             if receiver in SELF_LIKE:
                 owner = next((p for p in _prefixes(r.scope) if p in g_classes), None)
                 belongs = g is f and owner == cls
+                if not belongs and (g.repo, g.path, owner) not in _list_owners(index, attr):
+                    return []   # another class fills a list it does not make: maybe ours
             else:
                 held = receiver_classes(index, g, g_scope, receiver, r.scope, g_classes)
                 if not held and _list_owners(index, attr) != {mine}:
