@@ -504,7 +504,13 @@ def pytest_args(result: dict) -> list[str]:
 def tests_affected(result: dict) -> None:
     for t in result.get("tests", []):
         mark = "fallback" if t["fallback"] else "trusted" if t["trusted"] else "weak"
-        print(f"{t['rank']:>3}. {t['path']}  {t['score']:.2f}  [{mark}]")
+        why = [mark] + (["named after the change"] if t.get("named_after") else [])
+        if t.get("distance") is not None:
+            why.append(f"{t['distance']} hop{'s' * (t['distance'] != 1)}")
+        if t.get("node_ids"):
+            n = len(t["node_ids"])
+            why.append(f"{n} test{'s' * (n != 1)}")
+        print(f"{t['rank']:>3}. {t['path']}  {t['score']:.2f}  [{', '.join(why)}]")
         for ev in t["evidence"][:3]:
             why = f": {ev['why']}" if ev.get("why") else ""
             print(dim(f"       {ev['changed']} <- {ev['test']} ({' > '.join(ev['how']) or '-'})"

@@ -182,3 +182,23 @@ def is_test_path(path: str) -> bool:
     stem = name.rsplit(".", 1)[0]
     return stem.endswith((".test", ".spec")) and name.rsplit(".", 1)[-1] in (
         "ts", "tsx", "js", "jsx", "mjs", "cjs", "mts", "cts")
+
+
+# source files a test runner runs when they sit under a test dir (Go and Python name theirs)
+RUNNABLE_SUFFIXES = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".rs",
+                     ".java", ".rb", ".c", ".cc", ".cpp", ".cxx", ".sh", ".bash")
+
+
+@lru_cache(maxsize=65536)
+def is_test_module(path: str) -> bool:
+    """A file a test runner runs, not support under a test dir: for Python pytest's own
+    ``test_*.py`` / ``*_test.py`` (a helper, ``conftest.py`` or ``__init__.py`` is not),
+    for Go ``*_test.go``, elsewhere a source file; never data (templates, fixtures, zips)."""
+    if not is_test_path(path):
+        return False
+    name = path.rsplit("/", 1)[-1]
+    if name.endswith(".py"):
+        return name.startswith("test_") or name.endswith("_test.py")
+    if name.endswith(".go"):
+        return name.endswith("_test.go")
+    return name.endswith(RUNNABLE_SUFFIXES)

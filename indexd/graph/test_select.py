@@ -24,14 +24,29 @@ its ``how``), and says per changed symbol how well it is tested:
 ``add_fallback`` adds every test file importing the changed modules
 transitively; every file there not selected on trusted evidence reads
 ``fallback: true``.
+
+Only test modules are selected (``model.is_test_module``: what pytest or the language's
+runner runs); a helper, ``conftest.py`` or data file under a test dir is support: a changed
+one is walked like code, to the tests that use it, and reaching a change only through
+support (no test module at any depth) leaves it ``unknown``.
+
+The order is the order to run them in, the likeliest to fail first. Measured on the
+mutants of bench/impact_vs_tests.py (docs/benchmarks.md): a test file named after the
+changed module, then the shortest chain to the change, then the most test functions
+reaching it, then the chain's score (which long chains through a hub give every file
+alike).
 """
 
 from __future__ import annotations
 
-from .model import is_dunder, is_test_path, node_label
+import re
+from pathlib import PurePosixPath
+
+from .model import is_dunder, is_test_module, node_label
 
 TRUSTED_HOW = ("resolved", "inferred", "coverage")
 FALLBACK_SCORE = 0.0   # fallback files rank after every selected one anyway
+UNREACHED = 1 << 30    # a row's distance before any chain names one
 
 
 def path_hows(test_item: dict) -> list[str]:
@@ -54,19 +69,23 @@ def select_tests(pairs: list[tuple[dict, dict | None]], depth: int) -> dict:
     changed = []
     for ch, result in pairs:
         label = change_label(ch)
-        if is_test_path(ch["path"]) and ch.get("change") != "deleted":
+        if is_test_module(ch["path"]) and ch.get("change") != "deleted":
             _add(files, ch["repo"], ch["path"], ch.get("symbol"), label, score=1.0, trusted=True,
-                 hows=["changed"], via=[])
+                 hows=["changed"], via=[], distance=0, module=ch["path"])
             changed.append({**_row(ch), "tested": "trusted", "tests": [ch["path"]]})
             continue
-        tests = (result or {}).get("tests", [])
+        reached = (result or {}).get("tests", [])
+        tests = [t for t in reached if is_test_module(t["path"])]
         for t in tests:
             _add(files, t["repo"], t["path"], t.get("symbol"), label, score=t["score"],
                  trusted=is_trusted(t), hows=path_hows(t), via=t.get("via", []),
-                 why=t.get("why"))
+                 why=t.get("why"), distance=t.get("distance", len(t.get("via", []))),
+                 module=ch["path"])
         overrides = (result or {}).get("overrides_called")
         implicit = (result or {}).get("implicit_caller")
-        changed.append({**_row(ch), "tested": _tested(tests, result, depth, ch.get("symbol")),
+        tested = ("unknown" if reached and not tests   # support only: a helper no test reaches
+                  else _tested(tests, result, depth, ch.get("symbol")))
+        changed.append({**_row(ch), "tested": tested,
                         "tests": sorted({t["path"] for t in tests}),
                         **({"overrides": overrides} if overrides else {}),
                         **({"run_by": implicit} if implicit and not tests else {})})
@@ -115,12 +134,12 @@ def _tested(tests: list[dict], result: dict | None, depth: int,
 
 def _add(files: dict, repo: str, path: str, test_symbol: str | None, changed: str, *,
          score: float, trusted: bool, hows: list[str], via: list[dict],
-         why: str | None = None) -> None:
-    row = files.setdefault((repo, path), {
-        "repo": repo, "path": path, "score": 0.0, "trusted": False, "fallback": False,
-        "symbols": [], "nodes": [], "evidence": {}})
+         why: str | None = None, distance: int, module: str) -> None:
+    row = files.setdefault((repo, path), _new_row(repo, path, fallback=False, score=0.0))
     row["score"] = max(row["score"], round(score, 4))
     row["trusted"] = row["trusted"] or trusted
+    row["distance"] = min(row["distance"], distance)
+    row["named_after"] = row["named_after"] or named_after(path, module)
     if changed not in row["symbols"]:
         row["symbols"].append(changed)
     if test_symbol and test_symbol not in row["nodes"]:
@@ -140,12 +159,15 @@ def add_fallback(files: dict, import_impacts: list[tuple[str, dict]]) -> list[st
     named = []
     for module, result in import_impacts:
         for t in result.get("tests", []):
+            if not is_test_module(t["path"]):
+                continue
             if t["path"] not in named:
                 named.append(t["path"])
-            row = files.setdefault((t["repo"], t["path"]), {
-                "repo": t["repo"], "path": t["path"], "score": FALLBACK_SCORE,
-                "trusted": False, "fallback": True, "symbols": [], "nodes": [],
-                "evidence": {}})
+            row = files.setdefault((t["repo"], t["path"]),
+                                   _new_row(t["repo"], t["path"], fallback=True,
+                                            score=FALLBACK_SCORE))
+            row["distance"] = min(row["distance"], t.get("distance", len(t.get("via", []))))
+            row["named_after"] = row["named_after"] or named_after(t["path"], module)
             if row["trusted"]:
                 continue
             row["fallback"] = True
@@ -158,11 +180,35 @@ def add_fallback(files: dict, import_impacts: list[tuple[str, dict]]) -> list[st
     return named
 
 
+def _new_row(repo: str, path: str, *, fallback: bool, score: float) -> dict:
+    return {"repo": repo, "path": path, "score": score, "trusted": False, "fallback": fallback,
+            "distance": UNREACHED, "named_after": False, "symbols": [], "nodes": [],
+            "evidence": {}}
+
+
+def _words(path: str, strip_test: bool) -> frozenset[str]:
+    stem = PurePosixPath(path).stem.lower()
+    if strip_test:
+        stem = re.sub(r"^test_|_test$", "", stem)
+    return frozenset(w for w in stem.strip("_").split("_") if w)
+
+
+def named_after(test_path: str, module_path: str) -> bool:
+    """Does the test file's name name the changed module (test_fields.py for fields.py,
+    test_funcutils_fb.py for funcutils.py, test_compat.py for _compat.py)? Whole words,
+    so test_core.py is not named after re.py."""
+    test, module = _words(test_path, True), _words(module_path, False)
+    return bool(test and module) and (module <= test or test <= module)
+
+
 def ranked(files: dict) -> list[dict]:
-    """Selected first (trusted, then by score), fallback after; evidence as a list."""
-    rows = sorted(files.values(), key=lambda r: (r["fallback"], not r["trusted"], -r["score"],
-                                                 r["path"]))
+    """Selected first (trusted ones first), fallback after, each tier in the order to run
+    it in (the module docstring); evidence as a list."""
+    rows = sorted(files.values(), key=lambda r: (
+        r["fallback"], not r["trusted"], not r["named_after"], r["distance"],
+        -len(r["nodes"]), -r["score"], r["path"]))
     return [{**{k: v for k, v in r.items() if k != "nodes"}, "rank": i + 1,
+             "distance": None if r["distance"] == UNREACHED else r["distance"],
              "node_ids": [_node_id(r["path"], n) for n in r["nodes"]],
              "evidence": list(r["evidence"].values())} for i, r in enumerate(rows)]
 

@@ -309,3 +309,49 @@ def test_an_override_called_through_an_annotated_parameter_is_tested(git_repo):
     assert [(c["symbol"], c["tested"]) for c in answer["changed"]] == [("Path.complete", "trusted")]
     assert answer["safe"] is True
     assert "tests/test_use.py" in paths(answer)
+
+
+HELPERS_PY = "from pkg.a import bump\n\n\ndef twice(x):\n    return bump(bump(x))\n"
+SUPPORT = {
+    "pkg/__init__.py": "", "pkg/a.py": A_PY, "tests/__init__.py": "",
+    "tests/helpers.py": HELPERS_PY,
+    "tests/conftest.py": "import pytest\n\nfrom pkg.a import bump\n\n\n@pytest.fixture\n"
+                         "def one():\n    return bump(0)\n",
+    "tests/data/expected.txt": "2\n",
+    "tests/test_a.py": TEST_A,
+    "tests/test_twice.py": "from tests.helpers import twice\n\n\ndef test_twice():\n"
+                           "    assert twice(0) == 2\n",
+    "tests/test_one.py": "def test_one(one):\n    assert one == 1\n",
+}
+
+
+def run_selection(repo) -> subprocess.CompletedProcess:
+    """`pytest $(indexctl tests affected --format pytest)`, as a user runs it."""
+    out = affected_cli(repo, "--format", "pytest")
+    assert out.returncode == 0, out.stderr
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("INDEXD_", "PYTEST_"))}
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           *out.stdout.split()], cwd=repo, env=env, capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_only_test_modules_are_selected_and_a_changed_helper_selects_its_users_offline(
+        git_repo):
+    """A helper module, a conftest.py, an `__init__.py` and a data file under tests/ are
+    no tests pytest runs: listing them made `pytest $(indexctl tests affected --format
+    pytest)` collect nothing from them (and a changed helper selected only itself, so
+    the tests using it never ran)."""
+    answer = affected_after_edit(git_repo, SUPPORT, "pkg/a.py", "x + 1", "x + 2")
+    assert sorted(paths(answer)) == ["tests/test_a.py", "tests/test_one.py",
+                                     "tests/test_twice.py"], paths(answer)
+    ran = run_selection(git_repo.path)
+    assert "3 failed" in ran.stdout, ran.stdout
+
+    git_repo.write("pkg/a.py", A_PY)
+    git_repo.write("tests/helpers.py", HELPERS_PY.replace("bump(bump(x))", "bump(x) + 2"))
+    run_cli("index", "--json", tool="indexd", check=True)
+    answer = json.loads(affected_cli(git_repo.path, "--json").stdout)
+    assert paths(answer) == ["tests/test_twice.py"], answer["tests"]
+    assert [(c["symbol"], c["tested"]) for c in answer["changed"]] == [("twice", "trusted")]
+    ran = run_selection(git_repo.path)
+    assert "1 failed" in ran.stdout and "test_twice" in ran.stdout, ran.stdout
