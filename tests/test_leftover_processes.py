@@ -54,3 +54,27 @@ def test_a_leaked_child_and_an_orphan_fail_the_session_by_name(pytester):
 def test_a_session_that_waits_for_its_children_passes(pytester):
     result = _session(pytester, CLEAN)
     assert result.ret == 0, result.stdout.str()
+
+
+PATCHES_OPEN = '''
+import os
+
+def test_forbids_open(monkeypatch, indexd_home):
+    # tests/scan/test_reader.py proves a file is never opened this way
+    def boom(*args, **kwargs):
+        raise AssertionError("opened")
+    monkeypatch.setattr(os, "open", boom)
+    assert indexd_home.is_dir()
+'''
+
+
+def test_a_test_that_patches_os_open_leaves_no_home_behind(pytester, monkeypatch, tmp_path):
+    """The autouse INDEXD_HOME was removed before the test's patches were undone, so
+    shutil.rmtree met the patched os.open and gave up quietly: /tmp gathered an empty
+    `ix*` folder per such test and run (five a run of the suite)."""
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))
+    result = _session(pytester, PATCHES_OPEN)
+    assert result.ret == 0, result.stdout.str()
+    assert sorted(p.name for p in temp.iterdir()) == []

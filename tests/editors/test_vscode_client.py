@@ -17,6 +17,7 @@ import signal
 import socket
 import subprocess
 import tempfile
+from pathlib import Path
 
 import pytest
 from testlib import REPO_ROOT, wait_until
@@ -140,9 +141,19 @@ def test_node_client_against_the_real_daemon(retry_repo, tmp_path, stale_socket,
 def test_without_a_daemon_the_daemon_tests_skip_and_say_why(tmp_path, node_run):
     env = {k: v for k, v in os.environ.items() if not k.startswith("IX_TEST_")}
     env["INDEXD_HOME"] = str(tmp_path)
-    text = node_run(["test/client.test.js", "test/reconnect.test.js"], env).finish(timeout=120)
+    # the no-daemon test's folder was left in /tmp by every run: it goes under TMPDIR now
+    # and is removed (this file's tests run one at a time, so /tmp is compared too)
+    temp = Path(tempfile.mkdtemp(prefix="ixt"))     # short: the no-daemon test's socket path
+    before = set(Path("/tmp").glob("ixv*"))
+    try:
+        env["TMPDIR"] = str(temp)
+        text = node_run(["test/client.test.js", "test/reconnect.test.js"], env).finish(timeout=120)
+        left = sorted(p.name for p in temp.iterdir())
+    finally:
+        shutil.rmtree(temp, ignore_errors=True)
     counts = tap_counts(text)
     assert (counts["pass"], counts["skipped"], counts["fail"]) == (2, 6, 0), text
+    assert left == [] and set(Path("/tmp").glob("ixv*")) == before
     assert "# SKIP needs the daemon: run tests/editors/test_vscode_client.py" in text
     assert "# SKIP needs a daemon that pytest restarts" in text
 

@@ -13,6 +13,7 @@ const { test, after } = require("node:test");
 const assert = require("node:assert/strict");
 const fs = require("node:fs");
 const path = require("node:path");
+const os = require("node:os");
 const client = require("../out/client.js");
 const model = require("../out/model.js");
 
@@ -146,8 +147,10 @@ test("a daemon that stops answering times out, and its late answer is not taken 
   });
 });
 
-test("no daemon: a clear error naming the socket", async () => {
-  const missing = path.join(fs.mkdtempSync("/tmp/ixv"), "none.sock");
+test("no daemon: a clear error naming the socket", async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ixv"));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const missing = path.join(dir, "none.sock");
   const sockets = [missing];
   if (process.env.IX_TEST_STALE_SOCKET) {
     sockets.push(process.env.IX_TEST_STALE_SOCKET);   // a socket nothing listens on
