@@ -187,6 +187,21 @@ class Relations:
             except KeyError:
                 return None
 
+    def test_runners(self, items: list[dict]) -> list[dict]:
+        """Graph.test_runners under the lock."""
+        graph = self._ready()
+        with self.lock:
+            return graph.test_runners(items)
+
+    def outside_base(self, target: str) -> str | None:
+        """Graph.outside_base under the lock; None when the graph no longer knows it."""
+        graph = self._ready()
+        with self.lock:
+            try:
+                return graph.outside_base(target)
+            except KeyError:
+                return None
+
     def is_property(self, target: str) -> bool:
         """Graph.is_property under the lock; False when the graph no longer knows it."""
         graph = self._ready()

@@ -17,7 +17,7 @@ import time
 
 from .errors import InvalidParams, RealmError
 from .graph.impact import bounded, item
-from .graph.model import node_label
+from .graph.model import is_test_path, node_label
 from .graph.test_select import add_fallback, ranked, select_tests
 
 FALLBACK_DEPTH = 10   # imports chains are short; this reaches any real one
@@ -100,12 +100,22 @@ def _impacts(rel, repo, since, changed, depth, pending,
     for ch in changed:
         try:
             result = rel.impact(_target(ch), depth=depth, pending=pending, limit=None)
+            # a mixin's tests run from the test modules deriving from it: those it reached,
+            # and a changed one itself
+            reached = result.get("tests", [])
+            if ch.get("symbol") and is_test_path(ch["path"]):
+                reached = reached + [{"repo": ch["repo"], "path": ch["path"],
+                                      "symbol": ch["symbol"], "score": 1.0, "distance": 0,
+                                      "via": []}]
+            if reached:
+                result["tests"] = result.get("tests", []) + rel.test_runners(reached)
             if ch.get("symbol"):
                 result["overrides_called"] = rel.called_base_method(_target(ch))
                 result["property"] = rel.is_property(_target(ch))
-                if not result.get("tests"):   # only an untested verdict needs it
+                if not result.get("tests"):   # only an untested verdict needs these
                     result["implicit_caller"] = rel.implicit_caller(_target(ch),
                                                                     result.get("affected", []))
+                    result["outside_base"] = rel.outside_base(_target(ch))
             out.append((ch, result))
         except RealmError:
             if ch["change"] in ("deleted", "renamed") and repo is not None:

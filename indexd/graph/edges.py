@@ -45,12 +45,13 @@ Co-change edges come from git (``cochange``), not from here.
 
 from __future__ import annotations
 
+import builtins
 import posixpath
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from .model import Edge, FileFacts, is_test_path
+from .model import Edge, FileFacts, is_test_module, is_test_path
 from .resolve import RealmIndex, resolve_imports
 
 DOC_KINDS = ("section", "key")
@@ -446,6 +447,50 @@ def overridden_method(index, f, qualname: str) -> tuple | None:
         return None
     hits = _walk_bases(index, f, _other_scope(index, f), cls, name, skip_own=True)
     return hits[0] if hits else None
+
+
+# bases outside the realm that call no method of a subclass but dunders (which
+# test_select doubts anyway): the builtins (Exception, dict, ...) and typing's forms
+_QUIET_BASES = frozenset(dir(builtins)) | {"ABC", "Protocol", "NamedTuple", "TypedDict",
+                                           "Generic"}
+
+
+def outside_base(index, f, qualname: str) -> str | None:
+    """The first base from outside the realm, as written (``codecs.BufferedIncrementalDecoder``),
+    of the class of method ``qualname`` (``Cls.m``, defined in ``f``) or of its bases in the
+    realm: code the graph never sees, which may call ``m`` (a hook such as
+    ``_buffer_decode``). None for a function, or when every base is the realm's or quiet."""
+    cls = qualname.rpartition(".")[0]
+    if not cls or cls not in _class_quals(index, f):
+        return None
+    for here, qual in class_and_bases(index, f, cls):
+        scope = _other_scope(index, here)
+        for name, receiver in _written_bases(index, here).get(qual, ()):
+            if receiver is not None:
+                if not _receiver_targets(index, here, name, receiver, scope, {}):
+                    return f"{receiver}.{name}"
+            elif not (name in scope.imported or name in _class_quals(index, here)
+                      or name in _QUIET_BASES or scope.star):
+                return name
+    return None
+
+
+def test_subclasses(index, repo: str, path: str, cls: str) -> list[tuple[str, str, str]]:
+    """(repo, path, qualname) of the classes of the realm's test modules deriving from
+    class ``cls`` of (repo, path), directly or through other classes: where pytest runs
+    a mixin's tests from (cachetools' ``class LRUCacheTest(TestCase, CacheTestMixin)``)."""
+    key = ("test_subclasses",)
+    if key not in index.memo:
+        derived: dict[tuple, list[tuple]] = defaultdict(list)
+        for f in index.files.values():
+            if f.lang != "python" or not is_test_module(f.path):
+                continue
+            for qual in sorted(_class_quals(index, f)):
+                for here, base in class_and_bases(index, f, qual):
+                    if (here.repo, here.path, base) != (f.repo, f.path, qual):
+                        derived[(here.repo, here.path, base)].append((f.repo, f.path, qual))
+        index.memo[key] = derived
+    return index.memo[key].get((repo, path, cls), [])
 
 
 def _overrides(index, f, cls: str, name: str) -> list[tuple]:

@@ -24,7 +24,8 @@ from contextlib import contextmanager
 from . import export as _export
 from .containers import filled_attributes
 from .edge_cache import EdgeListCache
-from .edges import FileResult, file_edges, overridden_method
+from .edges import (FileResult, file_edges, outside_base, overridden_method,
+                    test_subclasses)
 from .impact import (TESTS_HOW, any_truncated, bounded, combined, guess_seeds, item, rank,
                      tests_walk, walk)
 from .import_time import CALL_KINDS, import_time_tests, importing_tests
@@ -438,6 +439,40 @@ class Graph:
             if base is not None and self._incoming((realm, *base)):
                 return node_label(*base)
         return None
+
+    def outside_base(self, target: str) -> str | None:
+        """A base from outside the realm of ``target``'s class (a Python method), as
+        written: its code may call ``target``, which no edge can say. None: none."""
+        for realm, repo, path, symbol in self.resolve_target(target):
+            f = self.facts[(realm, repo, path)]
+            if symbol and f.lang == "python":
+                base = outside_base(self.indexes[realm], f, symbol)
+                if base is not None:
+                    return base
+        return None
+
+    def test_runners(self, items: list[dict]) -> list[dict]:
+        """More test items for ``items`` (an impact's tests): a test method of a class in a
+        test file (a mixin in tests/__init__.py, a base test class) also runs from each
+        test module class deriving from that class, one ``inherits`` hop further."""
+        out = []
+        for it in items:
+            cls, _, meth = (it.get("symbol") or "").rpartition(".")
+            if not cls or not is_test_path(it["path"]):
+                continue
+            for key in sorted(k for k in self.by_path.get(it["path"], ()) if k[1] == it["repo"]):
+                realm, repo, path = key
+                for sub_repo, sub_path, sub in test_subclasses(self.indexes[realm], repo, path,
+                                                               cls):
+                    line = next((d.start for d in self.facts[(realm, sub_repo, sub_path)].defs
+                                 if d.qualname == sub), None)
+                    hop = {"kind": "inherits", "from": node_label(sub_repo, sub_path, sub),
+                           "to": node_label(repo, path, cls), "line": line, "how": "resolved"}
+                    out.append({**it, "repo": sub_repo, "path": sub_path,
+                                "symbol": f"{sub}.{meth}",
+                                "distance": it.get("distance", len(it.get("via", []))) + 1,
+                                "via": [hop] + it.get("via", [])})
+        return out
 
     def is_property(self, target: str) -> bool:
         """Is ``target`` a Python property (run by an attribute read: graph/properties.py)?"""

@@ -18,7 +18,9 @@ its ``how``), and says per changed symbol how well it is tested:
   itself, on an operation or an attribute read (``property`` in the answer), or an
   override of a base method something calls: ``overrides_called`` in the answer), or
   a symbol that runs only through such a dunder or property, or by name (a
-  module-level list of strings names it or a caller): ``implicit_caller``.
+  module-level list of strings names it or a caller): ``implicit_caller``; or a
+  method of a class deriving from a class outside the realm, whose code may call it
+  (``outside_base``).
 
 ``safe`` is every changed symbol trusted or untested. When it is not,
 ``add_fallback`` adds every test file importing the changed modules
@@ -83,12 +85,14 @@ def select_tests(pairs: list[tuple[dict, dict | None]], depth: int) -> dict:
                  module=ch["path"])
         overrides = (result or {}).get("overrides_called")
         implicit = (result or {}).get("implicit_caller")
+        outside = (result or {}).get("outside_base")
         tested = ("unknown" if reached and not tests   # support only: a helper no test reaches
                   else _tested(tests, result, depth, ch.get("symbol")))
         changed.append({**_row(ch), "tested": tested,
                         "tests": sorted({t["path"] for t in tests}),
                         **({"overrides": overrides} if overrides else {}),
-                        **({"run_by": implicit} if implicit and not tests else {})})
+                        **({"run_by": implicit} if implicit and not tests else {}),
+                        **({"outside_base": outside} if outside and not tests else {})})
     return {"files": files, "changed": changed}
 
 
@@ -128,6 +132,11 @@ def _tested(tests: list[dict], result: dict | None, depth: int,
         # reached only through a dunder or property, which the interpreter calls (pickle
         # runs __reduce__: toolz's _restore_curry said untested, and a test file failed),
         # or run by name (jinja2's runtime.identity, named in what generated code imports)
+        return "unknown"
+    if result.get("outside_base"):
+        # a method of a class deriving from code outside the realm, which may call it:
+        # idna's IncrementalDecoder._buffer_decode, run by the standard library's
+        # codecs.BufferedIncrementalDecoder.decode, said untested, and a test file failed
         return "unknown"
     return "untested"
 

@@ -355,3 +355,84 @@ def test_only_test_modules_are_selected_and_a_changed_helper_selects_its_users_o
     assert [(c["symbol"], c["tested"]) for c in answer["changed"]] == [("twice", "trusted")]
     ran = run_selection(git_repo.path)
     assert "1 failed" in ran.stdout and "test_twice" in ran.stdout, ran.stdout
+
+
+DEC_PY = ("import codecs\n\n\nclass Decoder(codecs.BufferedIncrementalDecoder):\n"
+          "    def _buffer_decode(self, data, errors, final):\n"
+          "        return data.decode('ascii').upper(), len(data)\n\n\n"
+          "def find(name):\n    if name == 'shout':\n"
+          "        return codecs.CodecInfo(None, None, incrementaldecoder=Decoder, name=name)\n"
+          "    return None\n\n\ncodecs.register(find)\n")
+
+
+def test_an_override_of_an_outside_base_class_is_never_untested_offline(git_repo):
+    """idna's `IncrementalDecoder._buffer_decode` overrides a hook of the standard
+    library's `codecs.BufferedIncrementalDecoder`, whose `decode` calls it: no edge in the
+    realm reaches it, so it was called untested (safe), and test_idna_codec.py failed."""
+    answer = affected_after_edit(git_repo, {
+        "pkg/__init__.py": "", "pkg/dec.py": DEC_PY,
+        "tests/test_dec.py": "import codecs\n\nimport pkg.dec  # noqa: F401 (registers)\n\n\n"
+                             "def test_shout():\n    decoder = codecs.getincrementaldecoder("
+                             "'shout')()\n    assert decoder.decode(b'ab', final=True) == 'AB'\n"},
+        "pkg/dec.py", ".upper()", ".lower()")
+    changed = {c["symbol"]: c for c in answer["changed"]}
+    assert changed["Decoder._buffer_decode"]["tested"] == "unknown", answer["changed"]
+    assert changed["Decoder._buffer_decode"]["outside_base"] == "codecs.BufferedIncrementalDecoder"
+    assert answer["safe"] is False
+    assert paths(answer) == ["tests/test_dec.py"]
+    ran = run_selection(git_repo.path)
+    assert "1 failed" in ran.stdout, ran.stdout
+
+
+def test_a_function_passed_through_its_package_path_is_tested_offline(git_repo):
+    """idna's test_idna_compat.py checks `assertRaises(NotImplementedError,
+    idna.compat.nameprep, "a")`: the function passed by its dotted path was no
+    reference, so `nameprep` was called untested (safe), and that test file failed."""
+    answer = affected_after_edit(git_repo, {
+        "pkg/__init__.py": "", "pkg/compat.py": "def prep(s):\n    raise NotImplementedError(s)\n",
+        "tests/test_compat.py": "import unittest\n\nimport pkg.compat\n\n\n"
+                                "class T(unittest.TestCase):\n    def test_prep(self):\n"
+                                "        self.assertRaises(NotImplementedError, pkg.compat.prep, 'a')\n"},
+        "pkg/compat.py", "NotImplementedError(s)", "RuntimeError(s)")
+    assert [(c["symbol"], c["tested"]) for c in answer["changed"]] == [("prep", "trusted")]
+    assert paths(answer) == ["tests/test_compat.py"] and answer["safe"] is True
+    ran = run_selection(git_repo.path)
+    assert "1 failed" in ran.stdout, ran.stdout
+
+
+CACHE_PY = ("class Cache:\n    def __init__(self):\n        self.data = {}\n\n"
+            "    def get(self, key, default=None):\n        return self.data.get(key, default)\n\n"
+            "    def put(self, key, value):\n        self.data[key] = value\n")
+MIXIN_PY = ("class CacheTestMixin:\n    Cache = None\n\n    def test_get(self):\n"
+            "        cache = self.Cache()\n        cache.put(1, 2)\n"
+            "        assert cache.get(1) == 2\n")
+
+
+def test_tests_a_mixin_gives_run_from_the_test_modules_using_it_offline(git_repo):
+    """cachetools' tests live in a mixin in tests/__init__.py; test_lru.py and the others
+    run them through `class LRUCacheTest(unittest.TestCase, CacheTestMixin)`. A trusted
+    chain from another test made `Cache.get` safe while the mixin's runners, which
+    failed, were not selected (11 of 17 safe claims wrong)."""
+    answer = affected_after_edit(git_repo, {
+        "pkg/__init__.py": "", "pkg/cache.py": CACHE_PY,
+        "tests/__init__.py": MIXIN_PY,
+        "tests/test_cache.py": "import unittest\n\nfrom pkg.cache import Cache\n\n"
+                               "from . import CacheTestMixin\n\n\n"
+                               "class CacheTest(unittest.TestCase, CacheTestMixin):\n"
+                               "    Cache = Cache\n",
+        "tests/test_other.py": "from pkg.cache import Cache\n\n\ndef test_direct():\n"
+                               "    assert Cache().get(1) is None\n"},
+        "pkg/cache.py", "self.data.get(key, default)", "default")
+    assert sorted(paths(answer)) == ["tests/test_cache.py", "tests/test_other.py"], answer["tests"]
+    runner = next(t for t in answer["tests"] if t["path"] == "tests/test_cache.py")
+    assert runner["node_ids"] == ["tests/test_cache.py::CacheTest::test_get"]
+    ran = run_selection(git_repo.path)
+    assert "1 failed" in ran.stdout and "test_cache.py" in ran.stdout, ran.stdout
+    # an edit of the mixin's test runs from its runner
+    git_repo.write("pkg/cache.py", CACHE_PY)
+    git_repo.write("tests/__init__.py", MIXIN_PY.replace("== 2", "== 3"))
+    run_cli("index", "--json", tool="indexd", check=True)
+    answer = json.loads(affected_cli(git_repo.path, "--json").stdout)
+    assert paths(answer) == ["tests/test_cache.py"], answer
+    assert answer["changed"][0]["tested"] == "trusted" and answer["safe"] is True
+    assert answer["tests"][0]["evidence"][0]["how"] == ["resolved"]

@@ -42,6 +42,11 @@
 (keyword_argument
   value: (attribute object: (identifier) @module attribute: (identifier) @name)
   (#match? @module "^(self|cls)$")) @reference.attribute
+; `assertRaises(E, idna.compat.nameprep, "a")`: a function passed by its package path (a
+; one-part `compat.nameprep` is an attribute reference already, above)
+(argument_list
+  (attribute object: (attribute) @module attribute: (identifier) @name)
+  (#not-match? @module "^(self|cls)[.]")) @reference.attribute
 
 (class_definition
   superclasses: (argument_list [
