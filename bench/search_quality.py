@@ -283,6 +283,8 @@ def metrics(results: list[QueryResult]) -> dict:
 
 
 def by_kind(results: list[QueryResult]) -> list[tuple[str, dict]]:
+    if not results:     # a split with no queries (--limit-queries): no row
+        return []
     out = [("all", metrics(results))]
     for kind in KINDS:
         sub = [r for r in results if r.kind == kind]

@@ -29,7 +29,7 @@ from pathlib import Path
 from .config import Settings, load_settings
 from .model import file_key
 from .errors import IndexNotReady, ModelUnavailable, describe_store_error
-from .pipeline import Indexer
+from .pipeline import Indexer, purge_unknown_repos
 from .query.search import in_memory, keyword_search
 from .annotations import Annotations
 from .batch_timing import BatchTiming, with_embedded
@@ -210,12 +210,7 @@ class Engine:
 
     def _purge_unknown_repos(self) -> list[tuple[str, str]]:
         """Delete rows of every repo no realm names (removed now, or while we were down)."""
-        wanted = set(self.settings.realm_repos(None))
-        gone = sorted(self.store.stored_repos() - wanted)
-        for realm, repo in gone:
-            self.store.delete_repo(realm, repo)
-            log.info("repo removed realm=%s repo=%s: its rows left the index", realm, repo)
-        return gone
+        return purge_unknown_repos(self.settings, self.store)
 
     # -- watcher hooks (observer thread) -----------------------------------
     def on_path(self, realm: str, repo: str, rel: str) -> None:

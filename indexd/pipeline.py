@@ -153,6 +153,7 @@ class Report:
     seconds: float = 0.0
     changed_paths: list = field(default_factory=list)  # (realm, repo, path) written or deleted
     vanished: list = field(default_factory=list)       # keys of known files gone mid-run
+    removed_repos: list = field(default_factory=list)  # (realm, repo) no realm names: rows gone
     stages: Stages = field(default_factory=Stages)
 
     def to_json(self) -> dict:
@@ -161,6 +162,7 @@ class Report:
                 "failed": self.failed, "entries": self.entries, "repaired": self.repaired,
                 "shared": self.shared, "shared_notes": self.shared_notes,
                 "skipped": dict(self.skipped), "seconds": round(self.seconds, 3),
+                "removed_repos": [{"realm": r, "repo": p} for r, p in self.removed_repos],
                 "stages": self.stages.to_json()}
 
 
@@ -601,7 +603,9 @@ class Indexer:
 
     # -- convenience -------------------------------------------------------
     def index(self, realm: str | None = None, only: dict | None = None) -> Report:
-        """One-shot: plan every repo of the realm (or all realms) and run."""
+        """One-shot: drop the rows of repos no realm names, plan every repo of the realm
+        (or all realms) and run."""
+        removed = purge_unknown_repos(self.settings, self.store) if only is None else []
         plans = []
         for name, repo in self.settings.realm_repos(realm):
             paths = None if only is None else only.get((name, repo))
@@ -609,6 +613,18 @@ class Indexer:
                 continue
             plans.append(self.plan_repo(name, repo, paths))
         report = self.run(plans)
+        report.removed_repos = removed
         log.info("index done files=%s parsed=%s deleted=%s s=%.2f", report.files,
                  report.parsed, report.deleted, report.seconds)
         return report
+
+
+def purge_unknown_repos(settings, store) -> list[tuple[str, str]]:
+    """Delete the rows of every repo no realm names (removed by `indexctl realm remove` or
+    from config.toml, with or without a daemon running): no ghost rows in search."""
+    wanted = set(settings.realm_repos(None))
+    gone = sorted(store.stored_repos() - wanted)
+    for realm, repo in gone:
+        store.delete_repo(realm, repo)
+        log.info("repo removed realm=%s repo=%s: its rows left the index", realm, repo)
+    return gone

@@ -161,6 +161,9 @@ def unchanged(settings, realm: str | None = None) -> dict | None:
         return None
     if counted is None:
         return None
+    known = set(settings.realm_repos(None))
+    if any((r["realm"], r["repo"]) not in known for r in side["repos"]):
+        return None     # a repo left the realms: the store path drops its rows
     files, skip_reasons = counted
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu
     stages = {"plan": {"wall_s": round(wall, 3), "cpu_s": round(cpu, 3)}}

@@ -176,6 +176,7 @@ def _index_here(settings, args) -> int:
         _compact(store)
     for event in done_events:   # held back: the compaction is part of the breakdown
         event["stages"] = report.stages.to_json()
+        event["removed_repos"] = report.to_json()["removed_repos"]
     if not args.json:
         progress.close()
         _print_report(report)
@@ -333,6 +334,8 @@ def _print_report(report) -> None:
     r = report
     for note in r.shared_notes:
         print(f"indexd: shared rows not used for {note['repo']}: {note['reason']}")
+    for realm, repo in r.removed_repos:
+        print(f"indexd: {repo} is in no realm now ({realm} before): its rows left the index")
     if r.parsed == 0 and r.shared == 0 and r.deleted == 0 and r.touched == 0:
         print(f"indexd: nothing changed: {r.files} files, none parsed ({r.seconds:.2f}s)")
         return

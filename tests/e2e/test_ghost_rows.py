@@ -9,10 +9,11 @@ was down keeps no rows once the daemon reconciles at start.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 
-from testlib import BIN, settings_with_realm, wait_until
+from testlib import BIN, run_cli, settings_with_realm, wait_until
 
 
 def ghost_module(i: int) -> str:
@@ -71,3 +72,35 @@ def test_repo_dropped_from_config_while_down_loses_its_rows(git_repo, daemon, tm
     d = daemon()
     assert ghost_hits(d) == []
     assert d.call("search", query="kept_function", sync=True, timeout=60)["results"]
+
+
+def test_a_repo_removed_without_a_daemon_leaves_search_at_the_next_index(tmp_path):
+    """No daemon at all: `indexctl realm remove` then `indexd index` kept the removed
+    repo's rows, and `indexctl search` (which reads the store) went on finding them."""
+    ghost, kept = tmp_path / "ghost", tmp_path / "kept"
+    (ghost / "g").mkdir(parents=True)
+    kept.mkdir()
+    for i in range(3):
+        (ghost / "g" / f"m_{i}.py").write_text(ghost_module(i))
+    (kept / "k.py").write_text("def kept_function():\n    return 1\n")
+    run_cli("realm", "add", "work", kept, ghost, check=True)
+    run_cli("index", "--json", tool="indexd", check=True)
+
+    def found(word: str) -> list:
+        out = run_cli("search", word, "--mode", "keyword", "--json")
+        hits = json.loads(out.stdout)["results"] if out.returncode == 0 else []
+        return [h for h in hits if h.get("symbol") == word]
+
+    assert found("ghostword_1_2") and found("kept_function")
+    run_cli("realm", "remove", "work", ghost, check=True)
+    done = json.loads(run_cli("index", "--json", tool="indexd", check=True).stdout.splitlines()[-1])
+    assert done["removed_repos"] == [{"realm": "work", "repo": str(ghost)}]
+    assert found("ghostword_1_2") == [] and found("kept_function")
+    # a realm removed whole, and the run after it (which a stat sidecar could answer alone)
+    run_cli("realm", "add", "other", ghost, check=True)
+    run_cli("index", "--json", tool="indexd", check=True)
+    assert found("ghostword_1_2")
+    run_cli("realm", "remove", "other", check=True)
+    done = json.loads(run_cli("index", "--json", tool="indexd", check=True).stdout.splitlines()[-1])
+    assert done["removed_repos"] == [{"realm": "other", "repo": str(ghost)}]
+    assert found("ghostword_1_2") == [] and found("kept_function")
