@@ -436,3 +436,17 @@ def test_tests_a_mixin_gives_run_from_the_test_modules_using_it_offline(git_repo
     assert paths(answer) == ["tests/test_cache.py"], answer
     assert answer["changed"][0]["tested"] == "trusted" and answer["safe"] is True
     assert answer["tests"][0]["evidence"][0]["how"] == ["resolved"]
+
+
+def test_a_function_as_a_default_by_its_package_path_is_tested_offline(git_repo):
+    """cachetools' test_keys.py: `def test_hashkey(self, key=cachetools.keys.hashkey)`:
+    the default named no reference, so `hashkey` was trusted through another test alone
+    (safe) while test_keys.py, which failed, was not selected."""
+    answer = affected_after_edit(git_repo, {
+        "pkg/__init__.py": "", "pkg/keys.py": "def hashkey(*args):\n    return tuple(args)\n",
+        "tests/test_keys.py": "import pkg.keys\n\n\n"
+                              "def test_hashkey(key=pkg.keys.hashkey):\n"
+                              "    assert key(1, 2) == (1, 2)\n"},
+        "pkg/keys.py", "tuple(args)", "list(args)")
+    assert [(c["symbol"], c["tested"]) for c in answer["changed"]] == [("hashkey", "trusted")]
+    assert paths(answer) == ["tests/test_keys.py"]

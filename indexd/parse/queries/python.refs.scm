@@ -47,6 +47,13 @@
 (argument_list
   (attribute object: (attribute) @module attribute: (identifier) @name)
   (#not-match? @module "^(self|cls)[.]")) @reference.attribute
+;   and as a parameter's default (cachetools' `def test_hashkey(self, key=cachetools.keys.hashkey)`)
+(default_parameter
+  value: (attribute object: (attribute) @module attribute: (identifier) @name)
+  (#not-match? @module "^(self|cls)[.]")) @reference.attribute
+(typed_default_parameter
+  value: (attribute object: (attribute) @module attribute: (identifier) @name)
+  (#not-match? @module "^(self|cls)[.]")) @reference.attribute
 
 (class_definition
   superclasses: (argument_list [
