@@ -57,13 +57,25 @@ def tests_affected(rel, repo: str | None = None, since: str | None = None, stage
 
 def _reason(unsafe: list[dict]) -> str:
     weak = [c["label"] for c in unsafe if c["tested"] == "weak"]
-    unknown = [c["label"] for c in unsafe if c["tested"] == "unknown"]
+    unknown = [c["label"] + _why_unknown(c) for c in unsafe if c["tested"] == "unknown"]
     parts = []
     if weak:
         parts.append("only name_match/git paths to tests for " + ", ".join(weak))
     if unknown:
         parts.append("cannot tell which tests reach " + ", ".join(unknown))
     return "; ".join(parts) + ": added every test file importing the changed module(s)"
+
+
+def _why_unknown(change: dict) -> str:
+    """What runs the symbol that no edge says, where the answer knows it."""
+    if change.get("outside_base"):
+        return (f" (its class derives from {change['outside_base']}, outside the realm, "
+                "whose code may call it)")
+    if change.get("overrides"):
+        return f" (it overrides {change['overrides']}, which something calls)"
+    if change.get("run_by"):
+        return f" (run through {change['run_by']})"
+    return ""
 
 
 def _diff_changes(repo: str | None, since: str | None, staged: bool) -> list[dict]:

@@ -379,6 +379,8 @@ def test_an_override_of_an_outside_base_class_is_never_untested_offline(git_repo
     assert changed["Decoder._buffer_decode"]["tested"] == "unknown", answer["changed"]
     assert changed["Decoder._buffer_decode"]["outside_base"] == "codecs.BufferedIncrementalDecoder"
     assert answer["safe"] is False
+    assert "derives from codecs.BufferedIncrementalDecoder, outside the realm" in \
+        answer["fallback"]["reason"]
     assert paths(answer) == ["tests/test_dec.py"]
     ran = run_selection(git_repo.path)
     assert "1 failed" in ran.stdout, ran.stdout
