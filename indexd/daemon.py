@@ -8,6 +8,7 @@ are atomic per batch, so abandoning is also safe), optimize, release the lock.
 from __future__ import annotations
 
 import errno
+import faulthandler
 import fcntl
 import logging
 import logging.handlers
@@ -101,6 +102,9 @@ def run_daemon(settings: Settings | None = None, http: str | None = None, embed:
         return 1
     try:
         setup_logging(settings)
+        # `kill -USR1 PID` writes every thread's stack to stderr (the journal, or the log a
+        # test reads): where a daemon that stopped answering is stuck
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
         import asyncio   # here: `indexd index` imports this module only for the lock
 
         return asyncio.run(_serve(settings, http, embed, http_allow_remote))

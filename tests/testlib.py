@@ -189,15 +189,29 @@ class Daemon:
             self.proc.wait(timeout=30)
 
     def stop(self) -> None:
+        """shutdown, then SIGTERM, then SIGKILL: never left running. One that ignored both
+        first dumps its threads' stacks (SIGUSR1) and fails the test with them."""
+        hung = None
         if self.proc and self.proc.poll() is None:
             try:
                 self.call("shutdown")
                 self.proc.wait(timeout=30)
             except Exception:  # noqa: BLE001 - fall back to a signal
-                self.kill(signal.SIGTERM)
+                try:
+                    self.kill(signal.SIGTERM)
+                except subprocess.TimeoutExpired:
+                    self.proc.send_signal(signal.SIGUSR1)
+                    try:
+                        wait_until(lambda: "most recent call first" in self.output(), timeout=10)
+                    except AssertionError:
+                        pass
+                    hung = self.output()[-20000:]
         self.kill()
         if hasattr(self, "_out"):
             self._out.close()
+        if hung is not None:
+            raise AssertionError(f"indexd run stopped on neither shutdown nor SIGTERM; "
+                                 f"its log and threads:\n{hung}")
 
 
 # -- comparing a daemon's index with a fresh one-shot index -------------------

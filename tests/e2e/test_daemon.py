@@ -215,3 +215,18 @@ def test_pause_and_resume(git_repo, daemon):
     assert d.call("resume") == {"paused": False}
     res = d.call("search", query="paused change", mode="keyword", sync=True)
     assert any(h["symbol"] == "paused_change" for h in res["results"])
+
+
+def test_sigusr1_writes_every_threads_stack_and_the_daemon_goes_on(git_repo, daemon):
+    """A daemon that stops answering says where it is stuck: `kill -USR1 PID` (the test
+    helper sends it to a daemon that ignores shutdown and SIGTERM). SIGUSR1 killed it before."""
+    git_repo.write("a.py", "def a(): pass\n")
+    git_repo.commit()
+    settings_with_realm("work", git_repo.path)
+    d = daemon()
+    d.call("status", sync=True)
+    d.proc.send_signal(signal.SIGUSR1)
+    wait_until(lambda: "most recent call first" in d.output(), timeout=30, what="a stack dump")
+    assert "Thread 0x" in d.output()
+    assert d.proc.poll() is None
+    assert d.call("status")["realms"]
