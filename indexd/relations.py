@@ -187,6 +187,12 @@ class Relations:
             except KeyError:
                 return None
 
+    def defines_tests(self, repo: str, path: str) -> bool:
+        """Graph.defines_tests under the lock."""
+        graph = self._ready()
+        with self.lock:
+            return graph.defines_tests(repo, path)
+
     def test_runners(self, items: list[dict]) -> list[dict]:
         """Graph.test_runners under the lock."""
         graph = self._ready()

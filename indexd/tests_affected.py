@@ -32,7 +32,14 @@ def tests_affected(rel, repo: str | None = None, since: str | None = None, stage
                else _diff_changes(repo, since, staged))
     doubts: list[str] = []
     pairs = _impacts(rel, repo, since, changed, depth, pending, doubts)
-    picked = select_tests(pairs, depth)
+    known: dict[tuple[str, str], bool] = {}
+
+    def holds_tests(repo: str, path: str) -> bool:
+        if (repo, path) not in known:
+            known[(repo, path)] = rel.defines_tests(repo, path)
+        return known[(repo, path)]
+
+    picked = select_tests(pairs, depth, holds_tests)
     unsafe = [c for c in picked["changed"] if c["tested"] not in ("trusted", "untested")]
     fallback = None
     if unsafe:
@@ -40,7 +47,8 @@ def tests_affected(rel, repo: str | None = None, since: str | None = None, stage
         fallback = {"reason": _reason(unsafe),
                     "modules": [node_label(r, p, None) for r, p in modules],
                     "files": add_fallback(picked["files"],
-                                          _import_impacts(rel, modules, pending, doubts))}
+                                          _import_impacts(rel, modules, pending, doubts),
+                                          holds_tests)}
     rows = ranked(picked["files"])
     results = [r for _, r in pairs if r is not None]
     reasons = [r["incomplete_reason"] for r in results if r.get("incomplete_reason")] + doubts

@@ -451,6 +451,18 @@ class Graph:
                     return base
         return None
 
+    def defines_tests(self, repo: str, path: str) -> bool:
+        """Does a Python file that is a test module by its name define anything pytest or
+        unittest collects (a ``test*`` function or method, a class named ``*Test*``)?
+        indexd's own graph/test_select.py is named so and holds none. True for other
+        languages and for files the graph does not know (the name decides)."""
+        keys = [k for k in self.by_path.get(path, ()) if k[1] == repo]
+        f = self.facts.get(keys[0]) if keys else None
+        if f is None or f.lang != "python":
+            return True
+        return any(d.name.startswith("test") if d.kind in ("function", "method")
+                   else d.kind == "class" and "Test" in d.name for d in f.defs)
+
     def test_runners(self, items: list[dict]) -> list[dict]:
         """More test items for ``items`` (an impact's tests): a test method of a class in a
         test file (a mixin in tests/__init__.py, a base test class) also runs from each

@@ -64,20 +64,30 @@ def change_label(ch: dict) -> str:
     return node_label(ch["repo"], ch["path"], ch.get("symbol"))
 
 
-def select_tests(pairs: list[tuple[dict, dict | None]], depth: int) -> dict:
+def _any_file(repo: str, path: str) -> bool:
+    return True
+
+
+def select_tests(pairs: list[tuple[dict, dict | None]], depth: int,
+                 holds_tests=_any_file) -> dict:
     """``pairs``: (change row with repo/path/symbol/change, its impact or None when the
-    graph does not know it). -> {"files": {(repo, path): row}, "changed": [...]}."""
+    graph does not know it). ``holds_tests(repo, path)``: does a test module by its name
+    define a test (``Graph.defines_tests``)? -> {"files": {(repo, path): row}, "changed": [...]}."""
     files: dict[tuple, dict] = {}
     changed = []
+
+    def runnable(repo: str, path: str) -> bool:
+        return is_test_module(path) and holds_tests(repo, path)
+
     for ch, result in pairs:
         label = change_label(ch)
-        if is_test_module(ch["path"]) and ch.get("change") != "deleted":
+        if runnable(ch["repo"], ch["path"]) and ch.get("change") != "deleted":
             _add(files, ch["repo"], ch["path"], ch.get("symbol"), label, score=1.0, trusted=True,
                  hows=["changed"], via=[], distance=0, module=ch["path"])
             changed.append({**_row(ch), "tested": "trusted", "tests": [ch["path"]]})
             continue
         reached = (result or {}).get("tests", [])
-        tests = [t for t in reached if is_test_module(t["path"])]
+        tests = [t for t in reached if runnable(t["repo"], t["path"])]
         for t in tests:
             _add(files, t["repo"], t["path"], t.get("symbol"), label, score=t["score"],
                  trusted=is_trusted(t), hows=path_hows(t), via=t.get("via", []),
@@ -161,14 +171,15 @@ def _add(files: dict, repo: str, path: str, test_symbol: str | None, changed: st
                                     "via": via, **({"why": why} if why else {})}
 
 
-def add_fallback(files: dict, import_impacts: list[tuple[str, dict]]) -> list[str]:
+def add_fallback(files: dict, import_impacts: list[tuple[str, dict]],
+                 holds_tests=_any_file) -> list[str]:
     """Every test file importing a changed module transitively; those not selected on
     trusted evidence get ``fallback: true`` (added, or kept from weak evidence).
     Returns the whole import set's paths."""
     named = []
     for module, result in import_impacts:
         for t in result.get("tests", []):
-            if not is_test_module(t["path"]):
+            if not (is_test_module(t["path"]) and holds_tests(t["repo"], t["path"])):
                 continue
             if t["path"] not in named:
                 named.append(t["path"])

@@ -452,3 +452,18 @@ def test_a_function_as_a_default_by_its_package_path_is_tested_offline(git_repo)
         "pkg/keys.py", "tuple(args)", "list(args)")
     assert [(c["symbol"], c["tested"]) for c in answer["changed"]] == [("hashkey", "trusted")]
     assert paths(answer) == ["tests/test_keys.py"]
+
+
+def test_a_module_named_like_a_test_but_holding_none_is_code_offline(git_repo):
+    """indexd's own graph/test_select.py: a change there selected that file alone (it is
+    named test_*.py, so it was taken for a test) and said safe; pytest collects no test
+    from it, and the tests of `select_tests` never ran."""
+    answer = affected_after_edit(git_repo, {
+        "pkg/__init__.py": "", "pkg/test_select.py": "def select_tests(xs):\n    return sorted(xs)\n",
+        "tests/test_sel.py": "from pkg.test_select import select_tests\n\n\n"
+                             "def test_sorted():\n    assert select_tests([2, 1]) == [1, 2]\n"},
+        "pkg/test_select.py", "sorted(xs)", "list(xs)")
+    assert paths(answer) == ["tests/test_sel.py"], answer["tests"]
+    assert [(c["symbol"], c["tested"]) for c in answer["changed"]] == [("select_tests", "trusted")]
+    ran = run_selection(git_repo.path)
+    assert "1 failed" in ran.stdout, ran.stdout
