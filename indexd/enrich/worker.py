@@ -134,6 +134,11 @@ class Enricher:
                 state = self.shared.setdefault(realm, {"uri": report.uri, "repos": {}})
                 state["error"] = report.error
                 for shard in report.shards:
+                    prior = state["repos"].get(shard.repo)
+                    if shard.status == "nothing_missing" and prior is not None:
+                        # a later reconcile asked nothing of it: what it gave still stands
+                        prior["checked_at"] = time.time()
+                        continue
                     state["repos"][shard.repo] = shard.to_json() | {"at": time.time()}
             log.info("shared index realm=%s uri=%s vectors=%d error=%s", realm, report.uri,
                      report.vectors, report.error)

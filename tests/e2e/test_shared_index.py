@@ -368,6 +368,12 @@ def test_the_daemon_takes_a_teammates_vectors_and_says_so(tmp_path, s3, daemon, 
     assert edited == 2, st["embedding"]   # b.py: its file entry and delta
     out = run_cli("status", env=d.env).stdout
     assert f"shared index {s3['uri']}: 4 vectors for 1 repos (commit {used['commit'][:12]})" in out
+    # A later rescan finds nothing missing: status still says what the shared index gave
+    # (it said `nothing_missing`, forgetting it, whenever a reconcile ran again)
+    d.call("reindex", wait=True, timeout=120)
+    again = d.call("status", sync=True, timeout=60)["embedding"]["shared"]["work"]["repos"]
+    assert again[str(repo.path)]["status"] == "used", again
+    assert again[str(repo.path)]["vectors"] == 4 and again[str(repo.path)]["checked_at"]
 
     def sources():
         found = d.call("search", query="alpha", realm="work", mode="keyword", sync=True, timeout=60)
@@ -519,8 +525,9 @@ def test_a_teammates_llm_summaries_are_taken_not_asked_for_again(tmp_path, s3):
         assert used["vectors"] == 4 and used["rejected"] == 0, used   # of the text with its summary
         # a.py's rows took the summaries before embedding, so their vectors were found, not
         # computed (without that: 3 more). Here: b.py's file entry once (a code file's summary
-        # is not in its embedded text) and delta twice, before and after its summary.
-        assert st["embedding"]["embedded"] == 3, st["embedding"]
+        # is not in its embedded text) and delta once or twice: before and after its summary,
+        # or once when the summary lands first (a busy machine's order; seen in CI).
+        assert st["embedding"]["embedded"] in (2, 3), st["embedding"]
         asked = _summary_asks(fake)[before:]
         # Only the edited file went to the model: its function and the file itself.
         assert len(asked) == 2 and all("pkg/b.py" in a or "delta" in a for a in asked), asked
