@@ -29,7 +29,8 @@ from .edges import (FileResult, file_edges, outside_base, overridden_method,
 from .impact import (TESTS_HOW, any_truncated, bounded, combined, guess_seeds, item, rank,
                      tests_walk, walk)
 from .import_time import CALL_KINDS, import_time_tests, importing_tests
-from .model import Edge, FileFacts, is_dunder, is_test_path, node_label, repo_name
+from .model import (TEST_DIRS, Edge, FileFacts, is_dunder, is_test_path, node_label,
+                    repo_name)
 from .packed import Packed
 from .properties import named_quals, property_quals
 from .resolve import RealmIndex
@@ -452,10 +453,15 @@ class Graph:
         return None
 
     def defines_tests(self, repo: str, path: str) -> bool:
-        """Does a Python file that is a test module by its name define anything pytest or
-        unittest collects (a ``test*`` function or method, a class named ``*Test*``)?
-        indexd's own graph/test_select.py is named so and holds none. True for other
-        languages and for files the graph does not know (the name decides)."""
+        """Does a Python file that is a test module by its name only (outside a test
+        folder) define anything pytest or unittest collects (a ``test*`` function or
+        method, a class named ``*Test*``)? indexd's own graph/test_select.py is named so and
+        holds none. Under a test folder the name decides: pytest collects such a file, and
+        its import fails with the code's (marshmallow's tests/mypy_test_cases/, no tests,
+        failed with every mutant that broke the import). True for other languages and for
+        files the graph does not know."""
+        if any(part in TEST_DIRS for part in path.split("/")[:-1]):
+            return True
         keys = [k for k in self.by_path.get(path, ()) if k[1] == repo]
         f = self.facts.get(keys[0]) if keys else None
         if f is None or f.lang != "python":
