@@ -29,8 +29,8 @@ from .edges import (FileResult, file_edges, outside_base, overridden_method,
 from .impact import (TESTS_HOW, any_truncated, bounded, combined, guess_seeds, item, rank,
                      tests_walk, walk)
 from .import_time import CALL_KINDS, import_time_tests, importing_tests
-from .model import (TEST_DIRS, Edge, FileFacts, is_dunder, is_test_path, node_label,
-                    repo_name)
+from .model import (Edge, FileFacts, is_dunder, is_test_path, node_label, repo_name,
+                    under_test_dir)
 from .packed import Packed
 from .properties import named_quals, property_quals
 from .resolve import RealmIndex
@@ -460,7 +460,7 @@ class Graph:
         its import fails with the code's (marshmallow's tests/mypy_test_cases/, no tests,
         failed with every mutant that broke the import). True for other languages and for
         files the graph does not know."""
-        if any(part in TEST_DIRS for part in path.split("/")[:-1]):
+        if under_test_dir(path):
             return True
         keys = [k for k in self.by_path.get(path, ()) if k[1] == repo]
         f = self.facts.get(keys[0]) if keys else None

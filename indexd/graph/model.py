@@ -168,12 +168,16 @@ def is_dunder(symbol: str) -> bool:
     return len(name) > 4 and name.startswith("__") and name.endswith("__")
 
 
+def under_test_dir(path: str) -> bool:
+    """Does the file live in a ``tests``/``test``/``__tests__`` folder?"""
+    return any(part in TEST_DIRS for part in path.split("/")[:-1])
+
+
 @lru_cache(maxsize=65536)
 def is_test_path(path: str) -> bool:
     """Test files by convention (Python, Go, JS/TS) or by living under a test dir."""
-    parts = path.split("/")
-    name = parts[-1]
-    if any(part in TEST_DIRS for part in parts[:-1]):
+    name = path.rsplit("/", 1)[-1]
+    if under_test_dir(path):
         return True
     if name.endswith(".py"):
         return name.startswith("test_") or name.endswith("_test.py")
