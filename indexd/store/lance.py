@@ -354,8 +354,8 @@ class Store:
             self.before_hot_build_reads(name)
 
     def _hot(self, name: str, op: str, *args) -> None:
-        """Apply a write to a hot index, outside the table lock (its build holds
-        its own lock while it reads the table). A failure turns it off:
+        """Apply a write to a hot index (its lock is the innermost, so this may
+        run under the table's: store/build_window.py). A failure turns it off:
         searches fall back to the table's own indexes, nothing is lost."""
         index = getattr(self, name)
         if index is None:

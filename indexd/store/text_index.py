@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import logging
 import sys
-import threading
 from typing import Iterable
 
+from .build_window import BuildWindow, held_while_building
 from ..words import dotted_module, expand_text, split_identifier
 
 log = logging.getLogger(__name__)
@@ -128,7 +128,7 @@ def _doc_fields(row: dict) -> dict:
     return fields
 
 
-class TextIndex:
+class TextIndex(BuildWindow):
     """tantivy in memory; one writer (the store's writes), many readers."""
 
     def __init__(self, boosts: dict | None = None):
@@ -143,7 +143,7 @@ class TextIndex:
         # reload took 100 ms more (bench/freshness.py: hot index p95 175 ms).
         self.index.config_reader("Manual", 1)
         self._writer = self.index.writer(WRITER_HEAP, 1)
-        self._lock = threading.Lock()
+        self._init_window()
         self.boosts = dict(boosts or DEFAULT_BOOSTS)
         self.ready = False
         self.docs = 0
@@ -163,24 +163,31 @@ class TextIndex:
 
     # -- writes (called under the store's writer lock) -----------------------
     def build(self, batches: Iterable[list[dict]]) -> int:
-        """Index every row of the entries table; searches use it from now on."""
+        """Index every row of the entries table; searches use it from now on.
+
+        What reached this index before the build began (an annotation, a
+        summary) was stored before the scan below reads the table: the scan
+        has it, a second document would duplicate it. What arrives during the
+        scan waits for its end (build_window.py)."""
         n = 0
+        with self._building(self._clear):
+            for rows in batches:   # reads the table: never under self._lock
+                with self._lock:
+                    for row in rows:
+                        self._add_kept(row)
+                        n += 1
         with self._lock:
-            # What reached this index before the build held its lock (an
-            # annotation, a summary) was stored before the scan below reads
-            # the table: the scan has it, a second document would duplicate it.
-            self._writer.delete_all_documents()
-            self._ranked.clear()
-            self._files.clear()
-            for rows in batches:
-                for row in rows:
-                    self._add_kept(row)
-                    n += 1
             self._commit()
             self.ready = True
         log.info("text index built docs=%s", n)
         return n
 
+    def _clear(self) -> None:
+        self._writer.delete_all_documents()
+        self._ranked.clear()
+        self._files.clear()
+
+    @held_while_building
     def replace_files(self, file_keys: list[str], rows: list[dict]) -> bool:
         """These files' rows are now exactly ``rows`` (the store's write); False
         when every document already was what they make.
@@ -192,13 +199,12 @@ class TextIndex:
         by_file: dict[str, list[dict]] = {key: [] for key in file_keys}
         for row in rows:
             by_file.setdefault(row.get("file_key") or "", []).append(row)
-        with self._lock:
-            changed = False
-            for key, file_rows in by_file.items():
-                changed |= self._replace_file(key, file_rows)
-            if changed:
-                self._commit()
-            return changed
+        changed = False
+        for key, file_rows in by_file.items():
+            changed |= self._replace_file(key, file_rows)
+        if changed:
+            self._commit()
+        return changed
 
     def _replace_file(self, key: str, rows: list[dict]) -> bool:
         held = self._files.pop(key, {})
@@ -222,33 +228,33 @@ class TextIndex:
             self._files[key] = now
         return changed
 
+    @held_while_building
     def upsert(self, rows: list[dict]) -> None:
-        with self._lock:
-            for row in rows:
-                key = row.get("file_key") or ""
-                old = self._files.get(key, {}).pop(row["id"], None)
-                if old is not None:
-                    self._drop(row["id"], old[0])
-                self._add_kept(row)
-            self._commit()
+        for row in rows:
+            key = row.get("file_key") or ""
+            old = self._files.get(key, {}).pop(row["id"], None)
+            if old is not None:
+                self._drop(row["id"], old[0])
+            self._add_kept(row)
+        self._commit()
 
+    @held_while_building
     def delete_files(self, file_keys: list[str]) -> None:
-        with self._lock:
-            for key in file_keys:
-                self._writer.delete_documents_by_term("file_key", key)
-                for slot, _ in self._files.pop(key, {}).values():
-                    self._ranked.pop(slot, None)
-            self._commit()
+        for key in file_keys:
+            self._writer.delete_documents_by_term("file_key", key)
+            for slot, _ in self._files.pop(key, {}).values():
+                self._ranked.pop(slot, None)
+        self._commit()
 
+    @held_while_building
     def delete_repo(self, realm: str, repo: str) -> None:
-        with self._lock:
-            self._writer.delete_documents_by_query(self._and_terms({"realm": realm, "repo": repo}))
-            gone = {s for s, r in self._ranked.items() if r[1] == realm and r[2] == repo}
-            for slot in gone:
-                del self._ranked[slot]
-            self._files = {k: kept for k, held in self._files.items()
-                           if (kept := {i: v for i, v in held.items() if v[0] not in gone})}
-            self._commit()
+        self._writer.delete_documents_by_query(self._and_terms({"realm": realm, "repo": repo}))
+        gone = {s for s, r in self._ranked.items() if r[1] == realm and r[2] == repo}
+        for slot in gone:
+            del self._ranked[slot]
+        self._files = {k: kept for k, held in self._files.items()
+                       if (kept := {i: v for i, v in held.items() if v[0] not in gone})}
+        self._commit()
 
     def _add(self, row: dict) -> int:
         slot = self._next_slot

@@ -11,8 +11,9 @@ few. Exact, so results are the table's own, order for order.
 from __future__ import annotations
 
 import logging
-import threading
 from typing import Iterable
+
+from .build_window import BuildWindow, held_while_building
 
 log = logging.getLogger(__name__)
 
@@ -20,13 +21,13 @@ COLUMNS = ["id", "file_key", "realm", "repo", "repo_name", "kind", "lang", "vect
 FILTER_FIELDS = ("realm", "repo", "repo_name", "kind", "lang")
 
 
-class VectorIndex:
+class VectorIndex(BuildWindow):
     def __init__(self, dim: int):
         import numpy as np
 
         self._np = np
         self.dim = dim
-        self._lock = threading.Lock()
+        self._init_window()
         self._meta: dict[str, list] = {f: [] for f in FILTER_FIELDS + ("id", "file_key")}
         self._clear(1024)   # the matrix, its live mask, and the maps from ids and files
         self.ready = False
@@ -38,23 +39,25 @@ class VectorIndex:
     # -- writes ---------------------------------------------------------------
     def build(self, batches: Iterable, total: int = 0) -> int:
         """From Arrow record batches of COLUMNS (vectors copied column-wise: a
-        Python list per vector would cost ~10x the matrix while building)."""
-        with self._lock:
-            # Writes that reached this index before the build held its lock were
-            # stored in the table before the scan below reads it: the scan has
-            # them, and keeping theirs too would hold those vectors twice.
-            self._clear(total)
-            for batch in batches:
+        Python list per vector would cost ~10x the matrix while building).
+
+        Writes that reached this index before the build began were stored in
+        the table before the scan below reads it: the scan has them, and
+        keeping theirs too would hold those vectors twice. Writes arriving
+        during the scan wait for its end (build_window.py)."""
+        with self._building(lambda: self._clear(total)):
+            for batch in batches:   # reads the table: never under self._lock
                 col = batch.column("vector")
                 meta = {f: batch.column(f).to_pylist() for f in self._meta}
                 if col.null_count:   # flatten() would skip the nulls and misalign rows
                     vectors = col.to_pylist()
                 else:
                     vectors = col.flatten().to_numpy(zero_copy_only=False).reshape(-1, self.dim)
-                for j in range(len(batch)):
-                    if vectors[j] is not None:
-                        self._put({**{f: meta[f][j] for f in meta}, "vector": vectors[j]})
-            self.ready = True
+                with self._lock:
+                    for j in range(len(batch)):
+                        if vectors[j] is not None:
+                            self._put({**{f: meta[f][j] for f in meta}, "vector": vectors[j]})
+        self.ready = True
         return self.vectors
 
     def _clear(self, size: int) -> None:
@@ -72,31 +75,31 @@ class VectorIndex:
         self._by_file: dict[str, set[int]] = {}
         self._free: list[int] = []
 
+    @held_while_building
     def replace_files(self, file_keys: list[str], rows: list[dict]) -> None:
-        with self._lock:
-            for key in file_keys:
-                self._drop_file(key)
-            for row in rows:
-                self._put(row)
+        for key in file_keys:
+            self._drop_file(key)
+        for row in rows:
+            self._put(row)
 
+    @held_while_building
     def delete_files(self, file_keys: list[str]) -> None:
-        with self._lock:
-            for key in file_keys:
-                self._drop_file(key)
+        for key in file_keys:
+            self._drop_file(key)
 
+    @held_while_building
     def delete_repo(self, realm: str, repo: str) -> None:
-        with self._lock:
-            for i, (r, p) in enumerate(zip(self._meta["realm"], self._meta["repo"])):
-                if r == realm and p == repo and self._meta["id"][i] is not None:
-                    self._drop(i)
+        for i, (r, p) in enumerate(zip(self._meta["realm"], self._meta["repo"])):
+            if r == realm and p == repo and self._meta["id"][i] is not None:
+                self._drop(i)
 
+    @held_while_building
     def set_vectors(self, rows: list[dict]) -> None:
-        with self._lock:
-            for row in rows:
-                i = self._pos.get(row["id"])
-                if i is not None:
-                    self._drop(i)
-                self._put(row)
+        for row in rows:
+            i = self._pos.get(row["id"])
+            if i is not None:
+                self._drop(i)
+            self._put(row)
 
     def _put(self, row: dict) -> None:
         vec = row.get("vector")
