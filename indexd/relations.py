@@ -193,6 +193,12 @@ class Relations:
         with self.lock:
             return graph.defines_tests(repo, path)
 
+    def enclosing_def(self, realm: str, repo: str, path: str, line: int) -> str | None:
+        """Graph.enclosing_def under the lock."""
+        graph = self._ready()
+        with self.lock:
+            return graph.enclosing_def(realm, repo, path, line)
+
     def test_runners(self, items: list[dict]) -> list[dict]:
         """Graph.test_runners under the lock."""
         graph = self._ready()

@@ -340,6 +340,10 @@
 ;                     item pickle calls), `for op in lt, le:`; as passed, not stored, for the
 ;                     same checks (a local or parameter of the name is what it names)
 (return_statement (expression_list (identifier) @name)) @reference.passed
+;                     and a name returned alone: a decorator factory's `return decorator`, a
+;                     decorator's `return wrapper` (cachetools' `cached(cache)` returns the
+;                     `decorator` that returns the `wrapper` every decorated call runs)
+(return_statement (identifier) @name) @reference.passed
 (assignment right: (expression_list (identifier) @name)) @reference.passed
 (for_statement right: (expression_list (identifier) @name)) @reference.passed
 ;   reference.named  a module-level list or tuple of strings that name the file's functions or
