@@ -20,7 +20,12 @@ class GitFile:
         found = pygit2.discover_repository(repo)
         if found is None:
             raise BlameUnavailable("not in a git repository: a plain folder has no history")
-        self.git = pygit2.Repository(found)
+        try:
+            self.git = pygit2.Repository(found)
+        except pygit2.GitError as exc:
+            # git refuses a checkout another user owns (safe.directory; an unpacked sdist,
+            # a shared volume): no history to blame, said as one line, never a traceback
+            raise BlameUnavailable(f"git cannot open the repository: {exc}") from None
         if self.git.workdir is None:
             raise BlameUnavailable("a bare repository has no working tree")
         # A realm folder inside a bigger repo: its paths are below a prefix there.

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import os
 import random
 
 import pygit2
 import pytest
-from testlib import GitRepo, settings_with_realm
+from testlib import GitRepo, run_cli, settings_with_realm
 
 from indexd.owners import Owners
 from indexd.owners.blame import old_lines_of
@@ -174,3 +176,18 @@ def test_an_untracked_link_out_of_the_repo_is_not_followed(owners, git_repo, tmp
     (git_repo.path / "link.txt").symlink_to(outside)
     res = owners.target(f"{git_repo.path.name}/link.txt")
     assert not res["available"] and res["reason"] == "a symbolic link" and res["lines"] == 0
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="chown to another user needs root")
+def test_a_repo_another_user_owns_says_why_without_a_traceback(git_repo):
+    """A checkout owned by another user (an unpacked sdist, a shared volume): git refuses
+    to open it (safe.directory), and `indexctl impact` printed the owners' traceback."""
+    two_authors(git_repo)
+    settings_with_realm("work", git_repo.path)
+    for path in [git_repo.path, *git_repo.path.rglob("*")]:
+        os.lchown(path, 65534, 65534)
+    run_cli("index", "--json", tool="indexd", check=True)
+    out = run_cli("impact", git_repo.path / "text.py", "--json")
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    target = json.loads(out.stdout)["owners"]["target"]
+    assert not target["available"] and "owned by" in target["reason"], target
