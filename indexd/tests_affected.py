@@ -23,6 +23,8 @@ from .graph.test_select import add_fallback, change_label, ranked, select_tests
 FALLBACK_DEPTH = 10   # imports chains are short; this reaches any real one
 UNTYPED_OWN = "untyped receiver"   # the reason edges._note_own_method gives
 UNTYPED_WEIGHT = 0.1               # a score below any resolved chain's, as a name match's
+UNTYPED_AFFECTED = 100             # symbols on the way to a change whose untyped callers count
+UNTYPED_SCOPES = 50                # symbols holding such calls walked to tests, per answer
 
 
 def tests_affected(rel, repo: str | None = None, since: str | None = None, staged: bool = False,
@@ -157,25 +159,37 @@ def _impacts(rel, repo, since, changed, depth, pending,
 
 def _through_untyped(rel, ch: dict, result: dict, depth: int, pending,
                      walked: dict) -> list[dict]:
-    """The tests running code that calls a method of the changed one's name on a value of
-    no known type in the changed file: no edge says so (a bare name there resolves
-    locally, so the name match leaves the file's own methods out: edges._note_own_method)
-    but an unresolved reference does. Weak evidence (``how`` unresolved), never trusted:
-    cachetools' ``cached`` wrapper calls ``cache.setdefault`` on the cache it was given,
-    and ``_TimedCache.setdefault`` said safe while test_func.py failed."""
+    """The tests running code that calls a method of the changed one's name, or of a symbol
+    on its way to it, on a value of no known type in the file defining it: no edge says so
+    (a bare name there resolves locally, so the name match leaves the file's own methods
+    out: edges._note_own_method; a dunder on such a value: dunder._note_untyped) but an
+    unresolved reference does. Weak evidence (``how`` unresolved), never trusted:
+    cachetools' ``cached`` wrapper calls ``cache.setdefault`` and ``cache[k] = v`` on the
+    cache it was given, so ``_TimedCache.setdefault`` and (through ``Cache.__setitem__``)
+    ``Cache.__delitem__`` said safe while test_func.py failed."""
+    reached = [(change_label(ch), [], 1.0, result.get("unresolved", []))]
+    on_way = [a for a in result.get("affected", [])
+              if a.get("symbol") and a["distance"] <= depth][:UNTYPED_AFFECTED]
+    found = rel.unresolved_for([(a["realm"], a["repo"], a["path"], a["symbol"]) for a in on_way])
+    reached += [(node_label(a["repo"], a["path"], a["symbol"]), a.get("via", []), a["score"], refs)
+                for a, refs in zip(on_way, found)]
     out = []
-    for u in result.get("unresolved", []):
-        if u["kind"] != "name" or not u["reason"].startswith(UNTYPED_OWN):
-            continue
-        scope = rel.enclosing_def(u["realm"], u["repo"], u["path"], u["line"])
-        src = f"{u['repo']}/{u['path']}" + (f"::{scope}" if scope else "")
-        if src not in walked:
-            walked[src] = _tests_running(rel, u, scope, src, depth, pending)
-        edge = {"kind": "calls", "from": node_label(u["repo"], u["path"], scope),
-                "to": change_label(ch), "line": u["line"], "how": "unresolved",
-                "describe": f"calls .{u['name']} on a value of no known type"}
-        out += [{**t, "score": round(t["score"] * UNTYPED_WEIGHT, 4), "how": "unresolved",
-                 "distance": t["distance"] + 1, "via": t["via"] + [edge]} for t in walked[src]]
+    for to, chain, score, refs in reached:
+        for u in refs:
+            if u["kind"] != "name" or not u["reason"].startswith(UNTYPED_OWN):
+                continue
+            scope = rel.enclosing_def(u["realm"], u["repo"], u["path"], u["line"])
+            src = f"{u['repo']}/{u['path']}" + (f"::{scope}" if scope else "")
+            if src not in walked:
+                if len(walked) >= UNTYPED_SCOPES:
+                    continue
+                walked[src] = _tests_running(rel, u, scope, src, depth, pending)
+            edge = {"kind": "calls", "from": node_label(u["repo"], u["path"], scope), "to": to,
+                    "line": u["line"], "how": "unresolved",
+                    "describe": f"runs {u['name']} on a value of no known type"}
+            out += [{**t, "score": round(t["score"] * score * UNTYPED_WEIGHT, 4),
+                     "how": "unresolved", "distance": t["distance"] + 1 + len(chain),
+                     "via": t["via"] + [edge] + chain} for t in walked[src]]
     return out
 
 

@@ -505,3 +505,39 @@ def test_code_calling_a_same_named_method_on_an_untyped_value_selects_its_tests_
     assert not funcs["trusted"] and funcs["evidence"][0]["via"][-1]["how"] == "unresolved"
     ran = run_selection(git_repo.path)
     assert "2 failed" in ran.stdout, ran.stdout
+
+
+BOUNDED_PY = ("class Bounded:\n    def __init__(self):\n        self.data = {}\n\n"
+              "    def __setitem__(self, key, value):\n        self.evict()\n"
+              "        self.data[key] = value\n\n"
+              "    def __getitem__(self, key):\n        return self.data[key]\n\n"
+              "    def evict(self):\n        if len(self.data) > 2:\n"
+              "            self.data.clear()\n\n\n"
+              "def remember(cache):\n    def decorator(func):\n        def wrapper(n):\n"
+              "            cache[n] = func(n)\n            return cache[n]\n        return wrapper\n"
+              "    return decorator\n")
+TEST_BOUNDED = ("from pkg.bounded import Bounded\n\n\ndef test_evicts():\n    b = Bounded()\n"
+                "    for i in range(4):\n        b[i] = i\n    assert len(b.data) == 1\n")
+TEST_REMEMBER = ("from pkg.bounded import Bounded, remember\n\n\ndef test_remember():\n"
+                 "    assert remember(Bounded())(lambda n: n + 1)(1) == 2\n")
+
+
+def test_a_change_behind_a_dunder_run_on_an_untyped_value_selects_its_tests_offline(git_repo):
+    """cachetools' `Cache.__delitem__` said safe while test_func.py failed: the `cached`
+    wrapper does `cache[k] = v` on the cache it was given, whose `__setitem__` evicts. A
+    subscript is a dunder call now (an edge where the receiver's class is known), and on
+    a value of no known class beside the class, a guess `tests affected` follows from
+    every symbol on the way to the change."""
+    answer = affected_after_edit(git_repo, {
+        "pkg/__init__.py": "", "pkg/bounded.py": BOUNDED_PY,
+        "tests/test_bounded.py": TEST_BOUNDED, "tests/test_remember.py": TEST_REMEMBER},
+        "pkg/bounded.py", "if len(self.data) > 2:", "if self.data.full:")
+    assert [(c["symbol"], c["tested"]) for c in answer["changed"]] == [("Bounded.evict",
+                                                                       "trusted")]
+    assert paths(answer) == ["tests/test_bounded.py", "tests/test_remember.py"], answer["tests"]
+    trusted, guessed = answer["tests"]
+    assert trusted["trusted"] and not guessed["trusted"]
+    hows = [v["how"] for v in guessed["evidence"][0]["via"]]
+    assert "unresolved" in hows, hows
+    ran = run_selection(git_repo.path)
+    assert "2 failed" in ran.stdout, ran.stdout
