@@ -193,20 +193,6 @@ class Relations:
         with self.lock:
             return graph.defines_tests(repo, path)
 
-    def enclosing_def(self, realm: str, repo: str, path: str, line: int) -> str | None:
-        """Graph.enclosing_def under the lock."""
-        graph = self._ready()
-        with self.lock:
-            return graph.enclosing_def(realm, repo, path, line)
-
-    def unresolved_for(self, nodes: list[tuple]) -> list[list[dict]]:
-        """Per node (realm, repo, path, symbol): the unresolved references that might
-        reach it (Graph._unresolved_for, its first 20)."""
-        graph = self._ready()
-        with self.lock:
-            return [graph._unresolved_for([n], limit=20)["unresolved"]
-                    if (n[0], n[1], n[2]) in graph.facts else [] for n in nodes]
-
     def test_runners(self, items: list[dict]) -> list[dict]:
         """Graph.test_runners under the lock."""
         graph = self._ready()

@@ -18,13 +18,9 @@ import time
 from .errors import InvalidParams, RealmError
 from .graph.impact import bounded, item
 from .graph.model import is_test_path, node_label
-from .graph.test_select import add_fallback, change_label, ranked, select_tests
+from .graph.test_select import add_fallback, ranked, select_tests
 
 FALLBACK_DEPTH = 10   # imports chains are short; this reaches any real one
-UNTYPED_OWN = "untyped receiver"   # the reason edges._note_own_method gives
-UNTYPED_WEIGHT = 0.1               # a score below any resolved chain's, as a name match's
-UNTYPED_AFFECTED = 100             # symbols on the way to a change whose untyped callers count
-UNTYPED_SCOPES = 50                # symbols holding such calls walked to tests, per answer
 
 
 def tests_affected(rel, repo: str | None = None, since: str | None = None, staged: bool = False,
@@ -72,8 +68,7 @@ def _reason(unsafe: list[dict]) -> str:
     unknown = [c["label"] + _why_unknown(c) for c in unsafe if c["tested"] == "unknown"]
     parts = []
     if weak:
-        parts.append("only guessed paths (a name match, co-change or an untyped receiver) "
-                     "to tests for " + ", ".join(weak))
+        parts.append("only name_match/git paths to tests for " + ", ".join(weak))
     if unknown:
         parts.append("cannot tell which tests reach " + ", ".join(unknown))
     return "; ".join(parts) + ": added every test file importing the changed module(s)"
@@ -121,13 +116,10 @@ def _target_changes(rel, targets: list[str]) -> list[dict]:
 def _impacts(rel, repo, since, changed, depth, pending,
              doubts) -> list[tuple[dict, dict | None]]:
     """(change, its impact) per change; None: the graph does not know it."""
-    out, gone, walked = [], [], {}
+    out, gone = [], []
     for ch in changed:
         try:
             result = rel.impact(_target(ch), depth=depth, pending=pending, limit=None)
-            if ch.get("symbol"):
-                result["tests"] = (result.get("tests", [])
-                                   + _through_untyped(rel, ch, result, depth, pending, walked))
             # a mixin's tests run from the test modules deriving from it: those it reached,
             # and a changed one itself
             reached = result.get("tests", [])
@@ -155,54 +147,6 @@ def _impacts(rel, repo, since, changed, depth, pending,
                      rel._impact_of_gone(repo, since, gone, depth, pending, doubts)}
         out += [(ch, by_target.get(_target(ch))) for ch in gone]
     return out
-
-
-def _through_untyped(rel, ch: dict, result: dict, depth: int, pending,
-                     walked: dict) -> list[dict]:
-    """The tests running code that calls a method of the changed one's name, or of a symbol
-    on its way to it, on a value of no known type in the file defining it: no edge says so
-    (a bare name there resolves locally, so the name match leaves the file's own methods
-    out: edges._note_own_method; a dunder on such a value: dunder._note_untyped) but an
-    unresolved reference does. Weak evidence (``how`` unresolved), never trusted:
-    cachetools' ``cached`` wrapper calls ``cache.setdefault`` and ``cache[k] = v`` on the
-    cache it was given, so ``_TimedCache.setdefault`` and (through ``Cache.__setitem__``)
-    ``Cache.__delitem__`` said safe while test_func.py failed."""
-    reached = [(change_label(ch), [], 1.0, result.get("unresolved", []))]
-    on_way = [a for a in result.get("affected", [])
-              if a.get("symbol") and a["distance"] <= depth][:UNTYPED_AFFECTED]
-    found = rel.unresolved_for([(a["realm"], a["repo"], a["path"], a["symbol"]) for a in on_way])
-    reached += [(node_label(a["repo"], a["path"], a["symbol"]), a.get("via", []), a["score"], refs)
-                for a, refs in zip(on_way, found)]
-    out = []
-    for to, chain, score, refs in reached:
-        for u in refs:
-            if u["kind"] != "name" or not u["reason"].startswith(UNTYPED_OWN):
-                continue
-            scope = rel.enclosing_def(u["realm"], u["repo"], u["path"], u["line"])
-            src = f"{u['repo']}/{u['path']}" + (f"::{scope}" if scope else "")
-            if src not in walked:
-                if len(walked) >= UNTYPED_SCOPES:
-                    continue
-                walked[src] = _tests_running(rel, u, scope, src, depth, pending)
-            edge = {"kind": "calls", "from": node_label(u["repo"], u["path"], scope), "to": to,
-                    "line": u["line"], "how": "unresolved",
-                    "describe": f"runs {u['name']} on a value of no known type"}
-            out += [{**t, "score": round(t["score"] * score * UNTYPED_WEIGHT, 4),
-                     "how": "unresolved", "distance": t["distance"] + 1 + len(chain),
-                     "via": t["via"] + [edge] + chain} for t in walked[src]]
-    return out
-
-
-def _tests_running(rel, u: dict, scope: str | None, src: str, depth: int, pending) -> list[dict]:
-    """The tests reaching ``src`` (a test itself among them)."""
-    try:
-        tests = rel.impact(src, depth=depth, pending=pending, limit=None).get("tests", [])
-    except RealmError:
-        return []
-    if scope and is_test_path(u["path"]):
-        tests = tests + [{"realm": u["realm"], "repo": u["repo"], "path": u["path"],
-                          "symbol": scope, "score": 1.0, "distance": 0, "via": []}]
-    return tests
 
 
 def _import_impacts(rel, modules, pending, doubts) -> list[tuple[str, dict]]:

@@ -23,8 +23,6 @@ calls, annotations, returns, fixtures), each an ``inferred`` calls edge:
   on C or the nearest base that has one; marshmallow's ``SchemaMeta`` collects a schema's
   fields there) and the ``__init_subclass__`` of its bases, from where the statement is:
   the enclosing function, or the module (then also an ``import_time`` edge);
-- ``r[k]`` -> ``__getitem__``, ``r[k] = v`` -> ``__setitem__``, ``r[k] += v`` -> both,
-  ``del r[k]`` -> ``__delitem__``, ``k in r`` / ``k not in r`` -> ``__contains__``;
 - ``r.name`` where neither R nor its bases in the realm define, bind in the class body
   or assign (``self.name = ...``) ``name``, but one defines ``__getattr__`` -> that
   ``__getattr__`` (not for ``r.name = v``: that runs ``__setattr__``).
@@ -32,23 +30,13 @@ calls, annotations, returns, fixtures), each an ``inferred`` calls edge:
 A method looked up is found along the bases (``_class_member``); a bare ``self`` is
 the enclosing class, and, as ``self.m()``, also reaches subclasses' overrides; a
 receiver of unknown class gives nothing. ``with r as x``: x holds what
-``R.__enter__`` returns (``entered_classes``, used by graph/types.py). A receiver of
-unknown class in a file whose own class defines the dunder is noted as an unresolved
-reference instead (``_note_untyped``), which ``tests affected`` follows as a guess.
+``R.__enter__`` returns (``entered_classes``, used by graph/types.py).
 """
 
 from __future__ import annotations
 
 from .model import Edge
 
-SUBSCRIPTS = {"subscript": ("__getitem__",), "subscript_store": ("__setitem__",),
-              "subscript_update": ("__getitem__", "__setitem__"),
-              "subscript_del": ("__delitem__",), "contains": ("__contains__",)}
-# An untyped receiver in a file defining one of these dunders may hold the file's own
-# class: noted as an unresolved reference (not an edge), whose tests `tests affected`
-# selects as weak evidence (tests_affected._through_untyped). Not `__call__`: every
-# call of a parameter would be one.
-UNTYPED_REASON = "untyped receiver: the interpreter may run this file's own method"
 BUILTINS = {"repr": ("__repr__",), "str": ("__str__",), "len": ("__len__",),
             "iter": ("__iter__",), "next": ("__next__",)}
 IMPLICIT = {("iterates", "for"): ("__iter__", "__next__"),
@@ -67,14 +55,11 @@ def dunder_edges(index, f, scope, res) -> None:
     shadowed = {d.qualname for d in f.defs if "." not in d.qualname} | set(scope.imported)
     found = _constructor_edges(index, f, scope, res)
     found += _class_statement_edges(index, f, scope, res)
-    noted: set[tuple] = set()
     for receiver, names, line, where in _uses(f, shadowed, scope.modules):
         for name in names:
             res.wants.add(("name", name))
-        held = _receiver_classes(index, f, scope, receiver, names, where, classes)
-        found += [(where, hit, line) for hit in _targets(index, f, held, receiver, names)]
-        if not held:
-            _note_untyped(index, f, names, line, where, res, noted)
+        found += [(where, hit, line)
+                  for hit in _targets(index, f, scope, receiver, names, where, classes)]
     for where, hit, line in found:
         key = ("calls", where, *hit)
         if key not in seen:
@@ -197,12 +182,6 @@ def _uses(f, shadowed: set[str], modules):
         elif r.module in modules and r.name.isidentifier():
             # `mod.x(...)`: a module-level instance of another module (toolz's curried.take)
             yield f"{r.module}.{r.name}", ("__call__",), r.line, r.scope
-    # a store, `r[k] += v` or `del r[k]` also matches the read pattern: it says it itself
-    written = {(r.line, r.module) for r in f.refs_of("subscript_store", "subscript_update",
-                                                     "subscript_del")}
-    for r in f.refs_of(*SUBSCRIPTS):
-        if r.module and not (r.kind == "subscript" and (r.line, r.module) in written):
-            yield r.module, SUBSCRIPTS[r.kind], r.line, r.scope
     stores = {(r.line, r.module, r.name) for r in f.refs_of("attr_store")}
     for r in f.refs_of("attribute", "call"):
         if r.module and not r.module.startswith("super(") \
@@ -210,27 +189,12 @@ def _uses(f, shadowed: set[str], modules):
             yield r.module, ("." + r.name,), r.line, r.scope
 
 
-def _note_untyped(index, f, names, line, where, res, noted: set[tuple]) -> None:
-    """A dunder run on a value of no known class, in a file whose own class defines it:
-    an unresolved reference, once per name and enclosing symbol (cachetools' ``cached``
-    wrappers do ``cache[k]`` on the cache they were given, beside ``Cache.__getitem__``)."""
-    from .edges import _code_defs
-
-    for name in names:
-        if name.startswith(".") or name == "__call__" or (name, where) in noted:
-            continue
-        noted.add((name, where))
-        if any("." in d.qualname for d in _code_defs(index, f.repo, f.path, name)):
-            res.unresolved.append({"kind": "name", "name": name, "line": line,
-                                   "reason": UNTYPED_REASON})
-
-
-def _targets(index, f, held, receiver, names) -> list[tuple]:
-    """The dunders ``names`` of the classes the receiver holds (``_receiver_classes``)."""
+def _targets(index, f, scope, receiver, names, where, classes) -> list[tuple]:
     from .edges import _class_member, _overrides
 
     out = []
-    for other, here, cls, own in held:
+    for other, here, cls, own in _receiver_classes(index, f, scope, receiver, names, where,
+                                                   classes):
         if names in ENTERS.values() and not _context_methods(index, other, here, cls, names):
             continue        # `with` raises on a class lacking one of the two
         for name in names:

@@ -32,7 +32,6 @@ from .import_time import CALL_KINDS, import_time_tests, importing_tests
 from .model import (Edge, FileFacts, is_dunder, is_test_path, node_label, repo_name,
                     under_test_dir)
 from .packed import Packed
-from .passed import CALLABLE_KINDS
 from .properties import named_quals, property_quals
 from .resolve import RealmIndex
 
@@ -452,15 +451,6 @@ class Graph:
                 if base is not None:
                     return base
         return None
-
-    def enclosing_def(self, realm: str, repo: str, path: str, line: int) -> str | None:
-        """The innermost definition of the file holding ``line`` (its qualname); None at
-        module level or for a file the graph does not know."""
-        f = self.facts.get((realm, repo, path))
-        if f is None:
-            return None
-        holding = [d for d in f.defs if d.start <= line <= d.end and d.kind in CALLABLE_KINDS]
-        return max(holding, key=lambda d: (d.start, -d.end)).qualname if holding else None
 
     def defines_tests(self, repo: str, path: str) -> bool:
         """Does a Python file that is a test module by its name only (outside a test

@@ -35,8 +35,7 @@ def test_index_tests_matches_tests_affected(git_repo, daemon, indexd_home):
     for t in want["tests"]:
         assert f"{t['rank']}. {t['path']} — score {t['score']}" in text
     assert "run (from the repo): pytest " + " ".join(t["path"] for t in want["tests"]) in text
-    assert ("not safe: only guessed paths (a name match, co-change or an untyped receiver) "
-            "to tests for repo/pkg/b.py::Widget.frobnicate") \
+    assert "not safe: only name_match/git paths to tests for repo/pkg/b.py::Widget.frobnicate" \
         in text
     assert [t["path"] for t in target["tests"]] == ["tests/test_a.py"] and target["safe"]
     assert "safe=true" in one and "1. tests/test_a.py" in one and "test_c" not in one
