@@ -123,6 +123,9 @@ class Engine:
         # search waited for it); keyword search answers from the hot index, and upkeep
         # and big batches keep the table's index for readers without the daemon.
         self.indexer.fts_min_files = FTS_AFTER_FILES
+        # A stop cuts the long work in progress (a realm's reparse, a graph build):
+        # what was written stays, the rest is derived again at the next start.
+        self.indexer.should_stop = self.relations.should_stop = lambda: self.stopping
 
     # -- lifecycle ---------------------------------------------------------
     def start(self) -> None:
@@ -140,6 +143,7 @@ class Engine:
         with self.cond:
             self.stopping = True
             self.cond.notify_all()
+        self.enrich.request_stop()   # its batch in progress ends now, not after the worker's
         self.watcher.stop()
         self.thread.join(timeout=60)
         self.enrich.stop()
@@ -446,6 +450,9 @@ class Engine:
             finally:
                 self.enrich.hold_vectors = False
             timing.mark("written")
+            if report.cut:   # stopping: the graph is rebuilt from the store at the next start
+                log.info("batch cut for shutdown parsed=%d left=%d", report.parsed, report.cut)
+                return
             if getattr(self.store, "hot_at", 0.0) > timing.marks["start"]:
                 timing.mark("searchable", self.store.hot_at)
             if self._written_with_vectors(writes):

@@ -50,6 +50,20 @@ PACKED_BATCH_FILES = 50_000
 EXTRACTOR_VERSION = extractor_version()   # stat_sidecar.py: the warm path needs it too
 
 
+SINCE = "@since "   # extractor meta of a cut reparse: "<version>@since <unix time>"
+
+
+def _parsed_since(recorded: str | None) -> float | None:
+    """When a cut reparse with this extractor began (its files since are done)."""
+    prefix = EXTRACTOR_VERSION + SINCE
+    if not recorded or not recorded.startswith(prefix):
+        return None
+    try:
+        return float(recorded[len(prefix):])
+    except ValueError:
+        return None
+
+
 def extractor_key(realm: str, repo: str) -> str:
     return f"extractor:{realm}\x1f{repo}"
 POOL_THRESHOLD = 64        # below this many files, parse inline
@@ -154,6 +168,7 @@ class Report:
     changed_paths: list = field(default_factory=list)  # (realm, repo, path) written or deleted
     vanished: list = field(default_factory=list)       # keys of known files gone mid-run
     removed_repos: list = field(default_factory=list)  # (realm, repo) no realm names: rows gone
+    cut: int = 0                       # jobs left undone: the run was told to stop (should_stop)
     stages: Stages = field(default_factory=Stages)
 
     def to_json(self) -> dict:
@@ -163,7 +178,7 @@ class Report:
                 "shared": self.shared, "shared_notes": self.shared_notes,
                 "skipped": dict(self.skipped), "seconds": round(self.seconds, 3),
                 "removed_repos": [{"realm": r, "repo": p} for r, p in self.removed_repos],
-                "stages": self.stages.to_json()}
+                "cut": self.cut, "stages": self.stages.to_json()}
 
 
 def process_file(job: Job, packed: bool = False) -> Outcome:
@@ -344,6 +359,10 @@ class Indexer:
         # Batches that changed fewer files than this leave the table's full-text
         # index to later (the daemon: its upkeep; it answers from its hot index).
         self.fts_min_files = 1
+        # Asked before each file: true ends the run early (the daemon is stopping).
+        # What was parsed is written; the rest is left as it was, so the next
+        # reconcile finds it changed and nothing is lost (Report.cut counts it).
+        self.should_stop: Callable[[], bool] = lambda: False
 
     # -- planning ----------------------------------------------------------
     def rules(self, repo: str, fresh: bool = False) -> RepoRules:
@@ -367,12 +386,18 @@ class Indexer:
         few = only if only is not None and len(only) <= FEW_PATHS else None
         known = self.store.file_records(realm=realm, repo=repo, paths=few)
         plan = Plan(realm=realm, repo=repo, full=only is None)
-        if known and self.store.get_meta(extractor_key(realm, repo)) != EXTRACTOR_VERSION:
-            # Rows of an older parser: every file is parsed again, changed or not.
-            log.info("extractor changed, reparsing realm=%s repo=%s files=%d", realm, repo,
-                     len(known))
-            plan.outdated = True
-            known = {p: replace(rec, size=-1, hash="") for p, rec in known.items()}
+        recorded = self.store.get_meta(extractor_key(realm, repo))
+        if known and recorded != EXTRACTOR_VERSION:
+            # Rows of an older parser: every file is parsed again, changed or not,
+            # but those a cut run already parsed with this one (_cut_short).
+            since = _parsed_since(recorded)
+            old = {p for p, rec in known.items() if since is None or rec.indexed_at < since}
+            if old:
+                log.info("extractor changed, reparsing realm=%s repo=%s files=%d", realm, repo,
+                         len(old))
+            plan.outdated = bool(old)
+            known = {p: replace(rec, size=-1, hash="") if p in old else rec
+                     for p, rec in known.items()}
         if not Path(repo).is_dir():
             log.warning("repo missing realm=%s repo=%s", realm, repo)
             plan.deleted = [file_key(realm, repo, p) for p in known]
@@ -466,6 +491,9 @@ class Indexer:
         packed_bytes = 0
         try:
             for i, job in enumerate(jobs, 1):
+                if self.should_stop():
+                    report.cut = len(jobs) - i + 1
+                    break
                 with stages.timed("workers"):
                     outcome = next(outcomes)
                 stages.add_worker(outcome.cpu)
@@ -492,6 +520,8 @@ class Indexer:
             outcomes.close()   # the pool shuts down here on every path
         with stages.timed("shared"):
             self._copy(copying, report, pending)
+        if report.cut:
+            return self._cut_short(plans, report, pending, touched, started)
         again = self._outcomes(copying.parse)   # the shard's files it could not give
         try:
             for job in copying.parse:
@@ -510,6 +540,27 @@ class Indexer:
             with stages.timed("fts"):
                 self.store.ensure_fts()
         report.seconds = time.monotonic() - started
+        self.on_progress({"event": "done", **report.to_json()})
+        return report
+
+    def _cut_short(self, plans: list[Plan], report: Report, pending, touched,
+                   started: float) -> Report:
+        """Write what was parsed and stop: no deletes, as the plans were not
+        carried out in full (the next reconcile plans again). A realm's reparse
+        resumes: files written since ``since`` hold this extractor's rows."""
+        since = time.time() - (time.monotonic() - started)
+        with report.stages.timed("store"):
+            self._flush(pending, touched)
+            for plan in plans:
+                key = extractor_key(plan.realm, plan.repo)
+                recorded = self.store.get_meta(key)
+                if plan.full and recorded != EXTRACTOR_VERSION:
+                    # an earlier cut's time stands: its files are this extractor's too
+                    since_then = _parsed_since(recorded) or since
+                    self.store.set_meta(key, f"{EXTRACTOR_VERSION}{SINCE}{since_then!r}")
+        report.seconds = time.monotonic() - started
+        log.info("run cut short: %d of %d files left for the next reconcile", report.cut,
+                 report.cut + report.hashed + report.touched + report.shared)
         self.on_progress({"event": "done", **report.to_json()})
         return report
 

@@ -20,7 +20,7 @@ from .descriptions import Describer
 from .errors import IndexNotReady, InvalidParams, RealmError
 from .graph.cochange import co_change_edges
 from .graph.coverage import CoverageIndex, merge_tests, observed_tests
-from .graph.graph import Graph
+from .graph.graph import BuildStopped, Graph
 from .graph.impact import Visit, any_truncated, bounded
 from .graph.loader import load_facts, load_file_facts
 from .memory import trim
@@ -51,6 +51,7 @@ class Relations:
         # Called with the file keys each update touched (None: a new graph, all of
         # them): the enrich stage's relationship descriptions follow the graph.
         self.listeners: list = []
+        self.should_stop = lambda: False   # true: a build in progress gives up (shutdown)
 
     # -- building ------------------------------------------------------------
     def build(self, replace: bool = False) -> None:
@@ -68,7 +69,12 @@ class Relations:
             trim()
         try:
             facts = load_facts(self.store)
-            graph = Graph().build(facts)
+            graph = Graph().build(facts, stop=self.should_stop)
+        except BuildStopped:
+            self.error = "the graph build was stopped (shutdown)"
+            log.info("graph build stopped for shutdown")
+            self._built.set()
+            return
         except Exception as exc:  # noqa: BLE001 - queries say why instead
             self.error = f"{type(exc).__name__}: {exc}"
             log.exception("graph build failed")

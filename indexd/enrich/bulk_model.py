@@ -20,6 +20,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 from ..procs import die_with_parent
+from .embedder import BatchInterrupted
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +76,7 @@ class BulkEmbedder:
                                          initargs=(os.getpid(), settings, threads))
         self._steady = steady
         self.broken: str | None = None
+        self.aborted = False
         self.started = time.monotonic()
         self.model_id = self.dim = self.runtime = self.precision = self.threads = None
         self.batch_size = settings.embed_batch
@@ -99,13 +101,29 @@ class BulkEmbedder:
         return measure(texts) if measure else [len(t) for t in texts]
 
     def encode(self, texts: list[str], interruptible: bool = False):
+        if self.aborted:
+            raise BatchInterrupted()
         if self.broken is None:
             try:
                 return list(self._pool.submit(_encode, texts).result())
             except BrokenProcessPool as exc:   # killed (out of memory?): the steady model goes on
+                if self.aborted:
+                    raise BatchInterrupted() from exc
                 self.broken = f"bulk model process died: {exc}"
                 log.warning("%s; the steady model embeds the rest", self.broken)
         return self._steady.encode(texts)
+
+    def abort(self) -> None:
+        """The daemon is stopping: kill the child now, whatever it is doing (a
+        batch, its model's load). Vectors are derived data; the batch in
+        progress raises BatchInterrupted and is embedded after the next start."""
+        self.aborted = True
+        # The pool has no public kill before Python 3.14 (kill_workers).
+        for proc in list((getattr(self._pool, "_processes", None) or {}).values()):
+            try:
+                proc.kill()
+            except (OSError, ValueError):   # already gone, or closed
+                pass
 
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
@@ -147,6 +165,13 @@ class BulkSwitch:
         if self.active is not None:
             self._end()
         self._cancel()
+
+    def abort(self) -> None:
+        """Any thread, at shutdown: kill the child (loading or embedding) now;
+        the enrich thread's ``close`` then finds it gone."""
+        for child in (self.active, self.loading):
+            if child is not None:
+                child.abort()
 
     def status(self) -> dict:
         bulk = self.active

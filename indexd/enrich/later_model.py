@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 
+from .embedder import BatchInterrupted
 from .vectors import cached
 
 log = logging.getLogger(__name__)
@@ -101,6 +102,8 @@ class LaterModel:
         self._pos += len(chunk)
         try:
             fresh = self._fill(chunk)
+        except BatchInterrupted:   # aborted at shutdown: not a failure of the model
+            raise
         except Exception as exc:  # noqa: BLE001 - the first model keeps serving
             self.fail(f"{type(exc).__name__}: {exc}")
             return 0
@@ -139,6 +142,12 @@ class LaterModel:
         log.warning("later model %s stopped, %s keeps serving: %s", self.spec,
                     getattr(self.steady, "model_id", "the first model"), why)
         self.close()
+
+    def abort(self) -> None:
+        """Any thread, at shutdown: kill the child now (see BulkEmbedder.abort)."""
+        child = self.child
+        if child is not None:
+            child.abort()
 
     def close(self) -> None:
         child, self.child = self.child, None

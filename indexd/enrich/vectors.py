@@ -48,6 +48,9 @@ class VectorStage:
         # up; a saved file's rows still go in steps of batch x 4.
         self.step_rows = step_rows or batch * 4
         self.pause = pause      # called before each model batch (the daemon: yield to a save)
+        # True once the daemon is stopping: the step in progress raises
+        # BatchInterrupted before its next model batch, keeping nothing of it.
+        self.stopped: Callable[[], bool] = lambda: False
         # One-shot: while whole steps come from the cache (a team's shared index,
         # a re-index), take steps up to 64x bigger: each step scans the entries
         # table once, so on a realm of ~1M entries 256-row steps ran ~250 rows/s.
@@ -170,6 +173,8 @@ class VectorStage:
         fresh: dict = {}
         for start in range(0, len(items), size):
             part = items[start:start + size]
+            if self.stopped():
+                raise BatchInterrupted()
             if self.pause is not None:
                 self.pause()
                 # a save written while this waited has queued its rows: they go first
@@ -190,6 +195,8 @@ class VectorStage:
         try:
             return self.embedder.encode(texts, interruptible=True)
         except BatchInterrupted:
+            if self.stopped():
+                raise
             self.interrupted += 1
             self.pause()
             return self.embedder.encode(texts)

@@ -14,6 +14,7 @@ import time
 from dataclasses import replace
 
 from ..memory import trim
+from .embedder import BatchInterrupted
 from .priority import lower_this_thread
 
 log = logging.getLogger(__name__)
@@ -70,9 +71,22 @@ class Enricher:
         if self.enabled:
             self._thread.start()
 
-    def stop(self) -> None:
+    def request_stop(self) -> None:
+        """Any thread: stop now. The model batch in progress is cut (the steady
+        model's run is terminated, a bulk or later child killed); vectors are
+        derived data, embedded again after the next start."""
         self._stopping = True
         self._wake.set()
+        self._yield_open.set()
+        interrupt = getattr(self.embedder, "interrupt", None)
+        if interrupt is not None:
+            interrupt()
+        for child in (self.bulk, self.later):
+            if child is not None:
+                child.abort()
+
+    def stop(self) -> None:
+        self.request_stop()
         if self._thread.is_alive():
             self._thread.join(timeout=60)
 
@@ -185,6 +199,11 @@ class Enricher:
                     if self.later.complete:
                         self._take_over()
                 self.error = None
+            except BatchInterrupted:
+                if self._stopping:   # request_stop cut the batch: nothing of it was kept
+                    log.info("embed batch cut for shutdown")
+                    break
+                done = 0   # a save stopped a later model's batch: it runs again
             except Exception as exc:  # noqa: BLE001 - retry later, keep the daemon up
                 self.error = f"{type(exc).__name__}: {exc}"
                 log.exception("enrich batch failed; will retry")
@@ -247,6 +266,7 @@ class Enricher:
         self.vectors = VectorStage(self.store, embedder, recipe=settings.embed_recipe,
                                    batch=settings.embed_batch, step_rows=settings.embed_step,
                                    pause=self._wait_for_saves, grow_cached=from_cache)
+        self.vectors.stopped = lambda: self._stopping
         self.bulk = BulkSwitch(self.store, self.vectors, embedder)
         log.info("embedder ready model=%s dim=%s", embedder.model_id, embedder.dim)
 

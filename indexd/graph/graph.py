@@ -20,6 +20,7 @@ import posixpath
 import time
 from collections import defaultdict
 from contextlib import contextmanager
+from typing import Callable
 
 from . import export as _export
 from .containers import filled_attributes
@@ -35,8 +36,14 @@ from .packed import Packed
 from .properties import named_quals, property_quals
 from .resolve import RealmIndex
 
+STOP_EVERY = 50   # files computed between two looks at Graph.build's stop
+
 FULL_REALM_FILES = ("__init__.py", "__init__.pyi", "go.mod", "package.json", "tsconfig.json",
                     "jsconfig.json", "Cargo.toml")
+
+
+class BuildStopped(Exception):
+    """Graph.build's ``stop`` said to give up (the daemon is stopping)."""
 
 
 def _provides(f: FileFacts) -> set[tuple]:
@@ -123,11 +130,15 @@ class Graph:
         self.recomputed = 0   # files whose edges were (re)computed, for tests and stats
 
     # -- building ----------------------------------------------------------
-    def build(self, facts: list[FileFacts], cochange_edges: list[Edge] = ()) -> Graph:
+    def build(self, facts: list[FileFacts], cochange_edges: list[Edge] = (),
+              stop: Callable[[], bool] | None = None) -> Graph:
+        """``stop``: asked every STOP_EVERY files; true raises BuildStopped."""
         self.__init__()
         for f in facts:
             self._add_facts(f)
-        for key in list(self.facts):
+        for i, key in enumerate(list(self.facts)):
+            if stop is not None and i % STOP_EVERY == 0 and stop():
+                raise BuildStopped(f"stopped after {i} of {len(self.facts)} files")
             self._compute(key)
         for e in cochange_edges:
             self.add_cochange(e)
