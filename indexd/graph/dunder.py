@@ -23,6 +23,8 @@ calls, annotations, returns, fixtures), each an ``inferred`` calls edge:
   on C or the nearest base that has one; marshmallow's ``SchemaMeta`` collects a schema's
   fields there) and the ``__init_subclass__`` of its bases, from where the statement is:
   the enclosing function, or the module (then also an ``import_time`` edge);
+- ``r[k]`` -> ``__getitem__``, ``r[k] = v`` -> ``__setitem__``, ``r[k] += v`` -> both,
+  ``del r[k]`` -> ``__delitem__``, ``k in r`` / ``k not in r`` -> ``__contains__``;
 - ``r.name`` where neither R nor its bases in the realm define, bind in the class body
   or assign (``self.name = ...``) ``name``, but one defines ``__getattr__`` -> that
   ``__getattr__`` (not for ``r.name = v``: that runs ``__setattr__``).
@@ -30,13 +32,23 @@ calls, annotations, returns, fixtures), each an ``inferred`` calls edge:
 A method looked up is found along the bases (``_class_member``); a bare ``self`` is
 the enclosing class, and, as ``self.m()``, also reaches subclasses' overrides; a
 receiver of unknown class gives nothing. ``with r as x``: x holds what
-``R.__enter__`` returns (``entered_classes``, used by graph/types.py).
+``R.__enter__`` returns (``entered_classes``, used by graph/types.py). A receiver of
+unknown class in a file whose own class defines the dunder is noted as an unresolved
+reference instead (``_note_untyped``), which ``tests affected`` follows as a guess.
 """
 
 from __future__ import annotations
 
 from .model import Edge
 
+SUBSCRIPTS = {"subscript": ("__getitem__",), "subscript_store": ("__setitem__",),
+              "subscript_update": ("__getitem__", "__setitem__"),
+              "subscript_del": ("__delitem__",), "contains": ("__contains__",)}
+# An untyped receiver in a file defining one of these dunders may hold the file's own
+# class: noted as an unresolved reference (not an edge), whose tests `tests affected`
+# selects as weak evidence (tests_affected._through_untyped). Not `__call__`: every
+# call of a parameter would be one.
+UNTYPED_REASON = "untyped receiver: the interpreter may run this file's own method"
 BUILTINS = {"repr": ("__repr__",), "str": ("__str__",), "len": ("__len__",),
             "iter": ("__iter__",), "next": ("__next__",)}
 IMPLICIT = {("iterates", "for"): ("__iter__", "__next__"),
@@ -59,6 +71,7 @@ def dunder_edges(index, f, scope, res) -> None:
     # scope uses one receiver many times (`node.a`, `node.b`): asked once each
     # (634k uses, 263k distinct on the stdlib: the graph build's largest part).
     held: dict[tuple, list] = {}
+    noted: set[tuple] = set()
     for receiver, names, line, where in _uses(f, shadowed, scope.modules):
         for name in names:
             res.wants.add(("name", name))
@@ -66,6 +79,8 @@ def dunder_edges(index, f, scope, res) -> None:
         if key not in held:
             held[key] = list(_receiver_classes(index, f, scope, receiver, names, where, classes))
         found += [(where, hit, line) for hit in _targets(index, f, held[key], names)]
+        if not held[key] and not names[0].startswith("."):
+            _note_untyped(index, f, names, line, where, res, noted)
     for where, hit, line in found:
         key = ("calls", where, *hit)
         if key not in seen:
@@ -188,11 +203,32 @@ def _uses(f, shadowed: set[str], modules):
         elif r.module in modules and r.name.isidentifier():
             # `mod.x(...)`: a module-level instance of another module (toolz's curried.take)
             yield f"{r.module}.{r.name}", ("__call__",), r.line, r.scope
+    # a store, `r[k] += v` or `del r[k]` also matches the read pattern: it says it itself
+    written = {(r.line, r.module) for r in f.refs_of("subscript_store", "subscript_update",
+                                                     "subscript_del")}
+    for r in f.refs_of(*SUBSCRIPTS):
+        if r.module and not (r.kind == "subscript" and (r.line, r.module) in written):
+            yield r.module, SUBSCRIPTS[r.kind], r.line, r.scope
     stores = {(r.line, r.module, r.name) for r in f.refs_of("attr_store")}
     for r in f.refs_of("attribute", "call"):
         if r.module and not r.module.startswith("super(") \
                 and not (r.kind == "attribute" and (r.line, r.module, r.name) in stores):
             yield r.module, ("." + r.name,), r.line, r.scope
+
+
+def _note_untyped(index, f, names, line, where, res, noted: set[tuple]) -> None:
+    """A dunder run on a value of no known class, in a file whose own class defines it:
+    an unresolved reference, once per name and enclosing symbol (cachetools' ``cached``
+    wrappers do ``cache[k]`` on the cache they were given, beside ``Cache.__getitem__``)."""
+    from .edges import _code_defs
+
+    for name in names:
+        if name.startswith(".") or name == "__call__" or (name, where) in noted:
+            continue
+        noted.add((name, where))
+        if any("." in d.qualname for d in _code_defs(index, f.repo, f.path, name)):
+            res.unresolved.append({"kind": "name", "name": name, "line": line,
+                                   "reason": UNTYPED_REASON})
 
 
 def _targets(index, f, receivers: list[tuple], names) -> list[tuple]:

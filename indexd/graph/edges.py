@@ -275,7 +275,7 @@ def _ref_edges(index, f, scope: Scope, res) -> None:
     script_from = min((r.line for r in f.refs_of("main_guard")), default=None)
     cache: dict[tuple, tuple[str, list]] = {}
     matched: dict[tuple, tuple[str, list]] = {}   # name matches do not depend on the use
-    noted: set[str] = set()    # own methods already noted as unresolved (_note_own_method)
+    noted: set[tuple] = set()  # (name, scope) already noted as unresolved (_note_own_method)
     seen: dict[tuple, int] = {}    # (kind, source, target) -> its edge's index in res.edges
     for kind, name, line, scope_sym, receiver in sorted(_unique_refs(f), key=lambda r: r[2]):
         if f.lang == "python":      # the answer depends on where the name is used
@@ -304,7 +304,7 @@ def _ref_edges(index, f, scope: Scope, res) -> None:
                     matched[(name, methods)] = _name_match(index, f, name, line, res, methods)
                 cache[key] = matched[(name, methods)]
                 if f.lang == "python" and not methods and receiver[0] is not None:
-                    _note_own_method(index, f, name, line, res, noted)
+                    _note_own_method(index, f, name, line, scope_sym, res, noted)
         how, hits = cache[key]
         if kind == "passed" and hits and not _passes_definition(index, f, name, how, scope_sym,
                                                                 classes):
@@ -673,17 +673,19 @@ def _resolved_targets(index, f, name, imported, files, local) -> list[tuple]:
             for d in _code_defs(index, repo, path, name)]
 
 
-def _note_own_method(index, f, name, line, res, noted: set[str]) -> None:
+def _note_own_method(index, f, name, line, scope_sym, res, noted: set[tuple]) -> None:
     """``x.name`` on an untyped receiver may be a method of this very file, which the
     name match leaves out (its own definitions: a bare name there resolves locally). An
     unresolved reference, not an edge: no evidence that it runs, but a test of the
     method cannot be ruled out (attrs' ``new._setattrs(...)`` in ``Attribute.evolve``
-    ran at import time and was called untested). Once per name and file. Unresolved
-    references are looked up by name, so a method of that name elsewhere reads unknown
-    too: the receiver may hold it as well (attrs' ``last.__call__``)."""
-    if name in noted:
+    ran at import time and was called untested). Once per name and enclosing symbol:
+    ``tests affected`` selects the tests running each such symbol (cachetools' five
+    ``cached`` wrappers call ``cache.setdefault`` on the cache they were given).
+    Unresolved references are looked up by name, so a method of that name elsewhere
+    reads unknown too: the receiver may hold it as well (attrs' ``last.__call__``)."""
+    if (name, scope_sym) in noted:
         return
-    noted.add(name)
+    noted.add((name, scope_sym))
     if any("." in d.qualname for d in _code_defs(index, f.repo, f.path, name)):
         res.unresolved.append({"kind": "name", "name": name, "line": line,
                                "reason": "untyped receiver: not name-matched to this "

@@ -27,15 +27,17 @@ from .containers import filled_attributes
 from .edge_cache import EdgeListCache
 from .edges import (FileResult, file_edges, outside_base, overridden_method,
                     test_subclasses)
-from .impact import (TESTS_HOW, any_truncated, bounded, combined, guess_seeds, item, rank,
-                     tests_walk, walk)
+from .impact import (TESTS_HOW, Visit, any_truncated, bounded, combined, confidence,
+                     guess_seeds, item, rank, tests_walk, walk)
 from .import_time import CALL_KINDS, import_time_tests, importing_tests
 from .model import (Edge, FileFacts, is_dunder, is_test_path, node_label, repo_name,
                     under_test_dir)
 from .packed import Packed
+from .passed import CALLABLE_KINDS
 from .properties import named_quals, property_quals
 from .resolve import RealmIndex
 
+UNTYPED = "untyped receiver"   # the reason of the notes _untyped_seeds follows
 STOP_EVERY = 50   # files computed between two looks at Graph.build's stop
 
 FULL_REALM_FILES = ("__init__.py", "__init__.pyi", "go.mod", "package.json", "tsconfig.json",
@@ -463,6 +465,15 @@ class Graph:
                     return base
         return None
 
+    def enclosing_def(self, realm: str, repo: str, path: str, line: int) -> str | None:
+        """The innermost definition of the file holding ``line`` (its qualname); None at
+        module level or for a file the graph does not know."""
+        f = self.facts.get((realm, repo, path))
+        if f is None:
+            return None
+        holding = [d for d in f.defs if d.start <= line <= d.end and d.kind in CALLABLE_KINDS]
+        return max(holding, key=lambda d: (d.start, -d.end)).qualname if holding else None
+
     def defines_tests(self, repo: str, path: str) -> bool:
         """Does a Python file that is a test module by its name only (outside a test
         folder) define anything pytest or unittest collects (a ``test*`` function or
@@ -562,6 +573,9 @@ class Graph:
         match: ``field_obj.serialize``) ``Schema._serialize`` <- ``Schema.dump`` <- ...
         every test that dumps). Weak evidence: they never make a change safe."""
         starts = guess_seeds(deep, incoming, kinds)
+        for node, v in self._untyped_seeds(deep).items():
+            if node not in starts or v.confidence > starts[node].confidence:
+                starts[node] = v
         if not starts:
             return
         more = tests_walk([], incoming, self.guess_walk_edges if budget is None
@@ -571,6 +585,35 @@ class Graph:
             if is_test_path(node[2]) and node not in w.visits:
                 w.visits[node] = v
         deep.guesses_cut = more.stopped_at is not None   # weak tests may be more
+
+    def _untyped_seeds(self, deep) -> dict:
+        """The other way one guess leaves the trusted reach: a symbol the tests walk
+        reached is a method (or dunder) whose own file also runs a method of that name
+        on a value of no known type (``edges._note_own_method``, ``dunder._note_untyped``:
+        unresolved references, never edges). The symbol holding that use joins the guess
+        walk's starts, one guess away, so one walk follows all of them (cachetools'
+        ``cached`` wrappers run ``cache.setdefault`` and ``cache[k] = v`` on the cache
+        they were given: ``_TimedCache.setdefault`` and ``Cache.__setitem__`` said safe
+        while test_func.py failed)."""
+        out: dict = {}
+        for node, here in deep.visits.items():
+            realm, repo, path, symbol = node
+            if symbol is None or "." not in symbol:
+                continue       # a method's name only: a function's name is name-matched
+            notes = self.unresolved.get((realm, "name", symbol.rsplit(".", 1)[-1]), {})
+            for u in notes.get((realm, repo, path), ()):
+                if not u[3].startswith(UNTYPED):
+                    continue
+                scope = self.enclosing_def(realm, repo, path, u[2])
+                src = (realm, repo, path, scope)
+                if scope is None or src in deep.visits:
+                    continue
+                e = Edge("calls", repo, path, scope, repo, path, symbol, u[2], "name_match",
+                         1.0, realm)
+                c = here.confidence * confidence(e)
+                if src not in out or c > out[src].confidence:
+                    out[src] = Visit(here.distance + 1, c, [e] + here.via)
+        return out
 
     def _add_import_time(self, w, seeds, incoming, limit: int | None) -> None:
         """Tests importing a module that runs the target on import (import_time.py),

@@ -467,3 +467,78 @@ def test_a_module_named_like_a_test_but_holding_none_is_code_offline(git_repo):
     assert [(c["symbol"], c["tested"]) for c in answer["changed"]] == [("select_tests", "trusted")]
     ran = run_selection(git_repo.path)
     assert "1 failed" in ran.stdout, ran.stdout
+
+
+MEMO_PY = ("class Store:\n    def __init__(self):\n        self.data = {}\n\n"
+           "    def setdefault(self, key, value):\n"
+           "        return self.data.setdefault(key, value)\n\n\n"
+           "def memo(cache):\n    def decorator(func):\n        def wrapper(n):\n"
+           "            return cache.setdefault(n, func(n))\n        return wrapper\n"
+           "    return decorator\n")
+# as cachetools' func.py: a factory called by the tests (`lru_cache(maxsize)(f)`)
+FUNCS_PY = ("from pkg.memo import Store, memo\n\n\ndef memoized(func):\n"
+            "    return memo(Store())(func)\n")
+TEST_STORE = ("from pkg.memo import Store\n\n\ndef test_setdefault():\n"
+              "    assert Store().setdefault(1, 2) == 2\n")
+TEST_FUNCS = ("from pkg.funcs import memoized\n\n\ndef test_square():\n"
+              "    assert memoized(lambda n: n * n)(3) == 9\n")
+
+
+def test_code_calling_a_same_named_method_on_an_untyped_value_selects_its_tests_offline(
+        git_repo):
+    """cachetools' `cached(cache)` returns a decorator whose wrapper calls
+    `cache.setdefault(...)` on the cache it was given, in the file defining
+    `_TimedCache.setdefault`. A bare name there resolves locally, so no name match
+    leaves the file: `tests affected` said safe with test_ttl.py alone while
+    test_func.py (decorated functions) failed. The tests running that wrapper are
+    selected now, as weak evidence (impact's guess walk starts there too; `return
+    decorator` is a reference)."""
+    answer = affected_after_edit(git_repo, {
+        "pkg/__init__.py": "", "pkg/memo.py": MEMO_PY, "pkg/funcs.py": FUNCS_PY,
+        "tests/test_store.py": TEST_STORE, "tests/test_funcs.py": TEST_FUNCS},
+        "pkg/memo.py", "return self.data.setdefault(key, value)", "return None")
+    assert [(c["symbol"], c["tested"]) for c in answer["changed"]] == [
+        ("Store.setdefault", "trusted")]
+    assert paths(answer) == ["tests/test_store.py", "tests/test_funcs.py"], answer["tests"]
+    funcs = answer["tests"][1]
+    assert not funcs["trusted"]
+    guess = funcs["evidence"][0]["via"][-1]   # the wrapper's cache.setdefault: by name
+    assert (guess["how"], guess["from"]) == ("name_match", "repo/pkg/memo.py::memo.decorator.wrapper")
+    ran = run_selection(git_repo.path)
+    assert "2 failed" in ran.stdout, ran.stdout
+
+
+BOUNDED_PY = ("class Bounded:\n    def __init__(self):\n        self.data = {}\n\n"
+              "    def __setitem__(self, key, value):\n        self.evict()\n"
+              "        self.data[key] = value\n\n"
+              "    def __getitem__(self, key):\n        return self.data[key]\n\n"
+              "    def evict(self):\n        if len(self.data) > 2:\n"
+              "            self.data.clear()\n\n\n"
+              "def remember(cache):\n    def decorator(func):\n        def wrapper(n):\n"
+              "            cache[n] = func(n)\n            return cache[n]\n        return wrapper\n"
+              "    return decorator\n")
+TEST_BOUNDED = ("from pkg.bounded import Bounded\n\n\ndef test_evicts():\n    b = Bounded()\n"
+                "    for i in range(4):\n        b[i] = i\n    assert len(b.data) == 1\n")
+TEST_REMEMBER = ("from pkg.bounded import Bounded, remember\n\n\ndef test_remember():\n"
+                 "    assert remember(Bounded())(lambda n: n + 1)(1) == 2\n")
+
+
+def test_a_change_behind_a_dunder_run_on_an_untyped_value_selects_its_tests_offline(git_repo):
+    """cachetools' `Cache.__delitem__` said safe while test_func.py failed: the `cached`
+    wrapper does `cache[k] = v` on the cache it was given, whose `__setitem__` evicts. A
+    subscript is a dunder call now (an edge where the receiver's class is known), and on
+    a value of no known class beside the class, a guess `tests affected` follows from
+    every symbol on the way to the change, in impact's one guess walk."""
+    answer = affected_after_edit(git_repo, {
+        "pkg/__init__.py": "", "pkg/bounded.py": BOUNDED_PY,
+        "tests/test_bounded.py": TEST_BOUNDED, "tests/test_remember.py": TEST_REMEMBER},
+        "pkg/bounded.py", "if len(self.data) > 2:", "if self.data.full:")
+    assert [(c["symbol"], c["tested"]) for c in answer["changed"]] == [("Bounded.evict",
+                                                                       "trusted")]
+    assert paths(answer) == ["tests/test_bounded.py", "tests/test_remember.py"], answer["tests"]
+    trusted, guessed = answer["tests"]
+    assert trusted["trusted"] and not guessed["trusted"]
+    hows = [v["how"] for v in guessed["evidence"][0]["via"]]
+    assert "name_match" in hows, hows
+    ran = run_selection(git_repo.path)
+    assert "2 failed" in ran.stdout, ran.stdout

@@ -264,6 +264,23 @@
   (generator_expression body: (_) . (for_in_clause "async" @name
     right: [(identifier) (attribute) (call)] @module))
 ] @reference.iterates
+;   reference.subscript        `r[k]` read (r.__getitem__), @name = "[", @module = r
+;   reference.subscript_store  `r[k] = v` (r.__setitem__; the read above matches the same
+;                              node, and graph/dunder.py drops it)
+;   reference.subscript_update `r[k] += v` (both)
+;   reference.subscript_del    `del r[k]` (r.__delitem__)
+;   reference.contains         `k in r` / `k not in r` (r.__contains__), @name = the operator
+(subscript value: [(identifier) (attribute)] @module "[" @name) @reference.subscript
+(assignment left: (subscript value: [(identifier) (attribute)] @module "[" @name))
+  @reference.subscript_store
+(augmented_assignment left: (subscript value: [(identifier) (attribute)] @module "[" @name))
+  @reference.subscript_update
+(delete_statement (subscript value: [(identifier) (attribute)] @module "[" @name))
+  @reference.subscript_del
+(delete_statement (expression_list (subscript value: [(identifier) (attribute)] @module "[" @name)))
+  @reference.subscript_del
+(comparison_operator (_) ["in" "not in"] @name [(identifier) (attribute)] @module)
+  @reference.contains
 ;   reference.attr_store  `r.name = v`, @module = r: runs __setattr__, not __getattr__
 (assignment left: (attribute object: [(identifier) (attribute)] @module
   attribute: (identifier) @name)) @reference.attr_store
@@ -340,6 +357,10 @@
 ;                     item pickle calls), `for op in lt, le:`; as passed, not stored, for the
 ;                     same checks (a local or parameter of the name is what it names)
 (return_statement (expression_list (identifier) @name)) @reference.passed
+;                     and a name returned alone: a decorator factory's `return decorator`, a
+;                     decorator's `return wrapper` (cachetools' `cached(cache)` returns the
+;                     `decorator` that returns the `wrapper` every decorated call runs)
+(return_statement (identifier) @name) @reference.passed
 (assignment right: (expression_list (identifier) @name)) @reference.passed
 (for_statement right: (expression_list (identifier) @name)) @reference.passed
 ;   reference.named  a module-level list or tuple of strings that name the file's functions or
