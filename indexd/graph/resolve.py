@@ -18,7 +18,7 @@ the same roots (``""``, ``src``) of the realm's other repos.
 from __future__ import annotations
 
 import posixpath
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from typing import NamedTuple
 
 from .containers import filled_attributes
@@ -55,6 +55,9 @@ class RealmIndex:
         # Answers derived from the whole index (class members along bases, other
         # files' import scopes): valid until the next add/remove.
         self.memo: dict = {}
+        # Each file's binding table (graph/types.py _bindings), for the last files
+        # asked only: one per file of the realm held ~30 MB of the stdlib's graph.
+        self.binds: OrderedDict = OrderedDict()
         for f in facts:
             self.add(f)
 

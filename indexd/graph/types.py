@@ -337,15 +337,26 @@ def _lookup_scopes(where: str | None, classes: set[str]) -> list[str | None]:
     return out + [p for p in _prefixes(where) if p not in classes] + [None]
 
 
+BINDS_KEPT = 256    # files whose binding tables are kept (RealmIndex.binds)
+
+
 def _bindings(index, f) -> dict[tuple, list[tuple]]:
-    """(scope, name) -> [(kind, module, line, scope)] of the file's bindings."""
-    key = ("binds", f.repo, f.path)
-    if key not in index.memo:
-        table: dict[tuple, list[tuple]] = {}
-        for r in f.refs_of(*BIND_KINDS):
-            table.setdefault((r.scope, r.name), []).append((r.kind, r.module, r.line, r.scope))
-        index.memo[key] = table
-    return index.memo[key]
+    """(scope, name) -> [(kind, module, line, scope)] of the file's bindings. Kept
+    for the last BINDS_KEPT files asked, not the whole realm: made from the file's
+    own facts alone, it is cheap to make again, and a table for every file of the
+    stdlib copy held ~30 MB of the warm graph (docs/benchmarks.md, "Graph memory")."""
+    kept, key = index.binds, (f.repo, f.path)
+    got = kept.get(key)
+    if got is not None and got[0] is f:
+        kept.move_to_end(key)
+        return got[1]
+    table: dict[tuple, list[tuple]] = {}
+    for r in f.refs_of(*BIND_KINDS):
+        table.setdefault((r.scope, r.name), []).append((r.kind, r.module, r.line, r.scope))
+    kept[key] = (f, table)
+    if len(kept) > BINDS_KEPT:
+        kept.popitem(last=False)
+    return table
 
 
 def _types_of(index, f, scope, found: list[tuple], where, classes, name: str) -> list[tuple]:

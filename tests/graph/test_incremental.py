@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from graph_helpers import edge_set, parse_file, repo_facts
 from indexd.graph import Graph
 
@@ -75,4 +77,30 @@ def test_update_is_local_in_a_larger_graph(tree):
     g = Graph().build(repo_facts("r", repo))
     n = edit(g, repo, "pkg/core.py", FILES["pkg/core.py"] + "\ndef another_function():\n    pass\n")
     assert n <= 5  # core.py and the files with edges into it, not the other 60
+    check(g)
+
+
+@pytest.mark.parametrize("kept", [2, 256])
+def test_a_file_whose_bindings_changed_is_not_read_from_kept_tables(tree, monkeypatch, kept):
+    """Binding tables are kept for the last files asked only (types.BINDS_KEPT), keyed
+    by file: an edit that rebinds a name must be read from the new facts, whether
+    its old table is still kept or was dropped, as a rebuild reads it."""
+    from indexd.graph import types
+
+    monkeypatch.setattr(types, "BINDS_KEPT", kept)   # 2: most tables dropped during the build
+    files = {"pkg/__init__.py": "",
+             "pkg/shapes.py": "class Circle:\n    def area(self):\n        return 3\n\n\n"
+                              "class Square:\n    def area(self):\n        return 4\n",
+             "pkg/use.py": "from pkg.shapes import Circle, Square\n\n\n"
+                           "def measure():\n    shape = Circle()\n    return shape.area()\n"}
+    for n in range(6):
+        files[f"pkg/other{n}.py"] = (f"from pkg.shapes import Square\n\n\ndef f{n}():\n"
+                                     f"    s = Square()\n    return s.area()\n")
+    repo = tree("proj", files)
+    g = Graph().build(repo_facts("r", repo))
+    targets = lambda: {e.dst_symbol for e in g.edges(["calls"])
+                       if e.src_path == "pkg/use.py" and e.dst_symbol.endswith("area")}
+    assert targets() == {"Circle.area"}
+    edit(g, repo, "pkg/use.py", files["pkg/use.py"].replace("shape = Circle()", "shape = Square()"))
+    assert targets() == {"Square.area"}
     check(g)
