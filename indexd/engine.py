@@ -28,7 +28,7 @@ from pathlib import Path
 
 from .config import Settings, load_settings
 from .model import file_key
-from .errors import IndexNotReady, ModelUnavailable, describe_store_error
+from .errors import IndexNotReady, ModelUnavailable, Stopping, describe_store_error
 from .pipeline import Indexer, purge_unknown_repos
 from .query.search import in_memory, keyword_search
 from .annotations import Annotations
@@ -311,13 +311,21 @@ class Engine:
 
     def _build_hot_indexes(self) -> None:
         self.store.ensure_key_indexes()   # a save's deletes find its rows by index
+        stop = lambda: self.stopping   # noqa: E731 - a stop cuts a build (shutdown)
         try:
-            self.store.build_text_index()
+            self.store.build_text_index(stop)
+        except Stopping:
+            log.info("keyword index build stopped for shutdown")
+            self.store.text_index = None
+            return
         except Exception as exc:  # noqa: BLE001 - the table's own FTS still answers
             log.warning("keyword index not built, searching the table instead: %s", exc)
             self.store.text_index = None
         try:
-            self.store.build_vector_index()
+            self.store.build_vector_index(stop)
+        except Stopping:
+            log.info("vector index build stopped for shutdown")
+            self.store.vector_index = None
         except Exception as exc:  # noqa: BLE001 - the table's vector search still answers
             log.warning("vector index not built, searching the table instead: %s", exc)
             self.store.vector_index = None

@@ -119,3 +119,8 @@ def from_rpc(err: dict) -> IndexdError:
     """Rebuild a typed error from a JSON-RPC error object (client side)."""
     cls = _BY_CODE.get(err.get("code"), IndexdError)
     return cls(err.get("message", "error"), err.get("data") or {})
+
+
+class Stopping(Exception):
+    """Long work given up because the daemon is stopping (not an error: what it
+    would have made is derived again at the next start)."""

@@ -68,6 +68,8 @@ class Relations:
                 self.graph = None
             trim()
         try:
+            if self.should_stop():
+                raise BuildStopped("before reading the store")
             facts = load_facts(self.store)
             graph = Graph().build(facts, stop=self.should_stop)
         except BuildStopped:

@@ -24,6 +24,7 @@ from typing import Callable
 
 from . import export as _export
 from .containers import filled_attributes
+from ..errors import Stopping
 from .edge_cache import EdgeListCache
 from .edges import (FileResult, file_edges, outside_base, overridden_method,
                     test_subclasses)
@@ -44,7 +45,7 @@ FULL_REALM_FILES = ("__init__.py", "__init__.pyi", "go.mod", "package.json", "ts
                     "jsconfig.json", "Cargo.toml")
 
 
-class BuildStopped(Exception):
+class BuildStopped(Stopping):
     """Graph.build's ``stop`` said to give up (the daemon is stopping)."""
 
 

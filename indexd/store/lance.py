@@ -35,7 +35,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute  # noqa: F401 - pa.compute
 
-from ..errors import StoreError
+from ..errors import StoreError, Stopping
 from ..model import FileRecord
 from . import schema as S
 
@@ -329,17 +329,19 @@ class Store:
         self._hot("text_index", "replace_files", keys, held)
 
     # -- the hot keyword and vector indexes ---------------------------------
-    def build_text_index(self) -> int:
+    def build_text_index(self, stop=None) -> int:
         """Build the daemon's keyword index from the entries table (the writer
-        calls this before its first batch; searches use it once built)."""
+        calls this before its first batch; searches use it once built).
+        ``stop``: asked per batch read; true raises errors.Stopping."""
         from .text_index import COLUMNS, TextIndex
 
         index = TextIndex()
         self.text_index = index   # writes from now on reach it (after the build's lock)
         self._hot_build_window("text_index")
-        return index.build(b.to_pylist() for b in self.scan_batches("entries", None, COLUMNS))
+        batches = _until(self.scan_batches("entries", None, COLUMNS), stop)
+        return index.build(b.to_pylist() for b in batches)
 
-    def build_vector_index(self) -> int:
+    def build_vector_index(self, stop=None) -> int:
         """The same for vectors: exact search over a matrix in memory."""
         from .vector_index import COLUMNS, VectorIndex
 
@@ -347,7 +349,8 @@ class Store:
         self.vector_index = index
         self._hot_build_window("vector_index")
         total = self.count("entries", "vector IS NOT NULL")
-        return index.build(self.scan_batches("entries", "vector IS NOT NULL", COLUMNS), total)
+        return index.build(_until(self.scan_batches("entries", "vector IS NOT NULL", COLUMNS),
+                                  stop), total)
 
     def _hot_build_window(self, name: str) -> None:
         if self.before_hot_build_reads is not None:
@@ -916,3 +919,11 @@ def _without_vectors(table: pa.Table, schema: pa.Schema) -> pa.Table:
     columns = [pa.nulls(n, f.type) if f.name in ("vector", "embed_hash") else
                table.column(f.name).cast(f.type) for f in schema]
     return pa.Table.from_arrays(columns, schema=schema)
+
+
+def _until(batches, stop):
+    """``batches``, asking ``stop`` before each: true raises errors.Stopping."""
+    for batch in batches:
+        if stop is not None and stop():
+            raise Stopping("a hot index build was stopped (shutdown)")
+        yield batch

@@ -204,3 +204,18 @@ def test_a_cut_reparse_for_a_new_extractor_resumes_where_it_stopped(
     assert (resumed.parsed, resumed.unchanged) == (FILES - 50, 50)
     assert store.get_meta(key) == EXTRACTOR_VERSION
     assert_matches_fresh(indexd_home, git_repo.path, tmp_path)
+
+
+def test_a_hot_index_build_told_to_stop_gives_up_and_can_build_again(
+        git_repo, indexd_home, make_store):
+    from indexd.errors import Stopping
+
+    _repo(git_repo, 60)
+    settings = settings_with_realm("work", git_repo.path)
+    store = make_store(settings)
+    Indexer(settings, store).index()
+    with pytest.raises(Stopping):
+        store.build_text_index(stop=lambda: True)
+    assert not store.text_index.ready
+    assert store.build_text_index() == store.count("entries")
+    assert store.text_index.ready
