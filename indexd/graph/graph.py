@@ -145,6 +145,11 @@ class Graph:
             self._compute(key)
         for e in cochange_edges:
             self.add_cochange(e)
+        # The build's memos (class members along bases, other files' scopes, binding
+        # types) are what the first incremental update drops anyway (RealmIndex.add):
+        # not kept in the warm graph for good.
+        for index in self.indexes.values():
+            index.memo.clear()
         return self
 
     def add_cochange(self, e: Edge) -> None:
