@@ -78,8 +78,9 @@ def dunder_edges(index, f, scope, res) -> None:
         key = (receiver, where, names[0].startswith("."))
         if key not in held:
             held[key] = list(_receiver_classes(index, f, scope, receiver, names, where, classes))
-        found += [(where, hit, line) for hit in _targets(index, f, held[key], names)]
-        if not held[key] and not names[0].startswith("."):
+        if held[key]:
+            found += [(where, hit, line) for hit in _targets(index, f, held[key], names)]
+        elif not names[0].startswith("."):
             _note_untyped(index, f, names, line, where, res, noted)
     for where, hit, line in found:
         key = ("calls", where, *hit)
