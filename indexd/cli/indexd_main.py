@@ -8,12 +8,16 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import signal
 import sys
+import threading
+from contextlib import contextmanager
 
 from ..config import load_settings
 from ..errors import IndexdError
 
 EXIT_OK, EXIT_USAGE, EXIT_ERROR = 0, 2, 4
+EXIT_INTERRUPTED = 130   # 128 + SIGINT, as a shell reports Ctrl-C
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -83,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         _error(exc, getattr(args, "json", False))
         return EXIT_ERROR
     except KeyboardInterrupt:
-        return 130
+        return EXIT_INTERRUPTED
     return EXIT_USAGE
 
 
@@ -168,10 +172,13 @@ def _index_here(settings, args) -> int:
     # trees hold enough files for any batch to go to them.
     cold = (not (settings.paths.store_dir / "files.lance").exists()
             and enough_files_for_a_pool(settings, args.realm))
-    with parse_pool(settings, start=cold) as pool:
+    with parse_pool(settings, start=cold) as pool, _first_ctrl_c_stops(args.json) as stop:
         store = Store(settings.paths.store_dir, retention_s=settings.version_retention_s)
         indexer = Indexer(settings, store, on_progress=progress, pool=pool)
+        indexer.should_stop = stop.is_set
         report = indexer.index(args.realm, only)
+    if report.cut:
+        return _interrupted(report, progress, done_events, args.json)
     with report.stages.timed("compact"):
         _compact(store)
     for event in done_events:   # held back: the compaction is part of the breakdown
@@ -189,6 +196,41 @@ def _index_here(settings, args) -> int:
         for event in done_events:
             print(json.dumps(event | ({"embed": embedded} if embedded else {})), flush=True)
     return EXIT_OK
+
+
+@contextmanager
+def _first_ctrl_c_stops(as_json: bool):
+    """An Event the first Ctrl-C sets (the run then writes the files it parsed and
+    stops); a second one interrupts at once, as Ctrl-C does elsewhere."""
+    stop = threading.Event()
+
+    def first(signum, frame):
+        stop.set()
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        if not as_json:
+            print("\nindexd: stopping after the files in hand (Ctrl-C again to quit at once)",
+                  file=sys.stderr, flush=True)
+
+    if threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+    before = signal.signal(signal.SIGINT, first)
+    try:
+        yield stop
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
+def _interrupted(report, progress, done_events: list, as_json: bool) -> int:
+    """A run a Ctrl-C cut: what was parsed is stored; the next run does the rest."""
+    if as_json:
+        for event in done_events:
+            print(json.dumps(event | {"interrupted": True}), flush=True)
+    else:
+        progress.close()
+        print(f"indexd: interrupted: {report.parsed} files parsed and stored, {report.cut} left; "
+              "run `indexd index` again to finish", file=sys.stderr)
+    return EXIT_INTERRUPTED
 
 
 def _unchanged(settings, args) -> bool:

@@ -219,3 +219,36 @@ def test_a_hot_index_build_told_to_stop_gives_up_and_can_build_again(
     assert not store.text_index.ready
     assert store.build_text_index() == store.count("entries")
     assert store.text_index.ready
+
+
+def test_ctrl_c_in_a_one_shot_index_stores_what_it_parsed_and_the_next_run_finishes(
+        git_repo, indexd_home, tmp_path):
+    """`indexd index` on a big tree, Ctrl-C: it used to exit 130 at once, dropping the
+    files parsed since its last write. The first Ctrl-C now stops after the files in
+    hand: they are stored, `done` says how many were left, and the next run parses
+    only those."""
+    import json
+    import subprocess
+
+    from testlib import BIN
+
+    _repo(git_repo, 600)
+    run_cli("realm", "add", "work", git_repo.path, check=True)
+    proc = subprocess.Popen([str(BIN / "indexd"), "index", "--json", "--no-embed"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    events = []
+    for line in proc.stdout:
+        events.append(json.loads(line))
+        if events[-1]["event"] == "progress":
+            proc.send_signal(signal.SIGINT)
+            break
+    events += [json.loads(line) for line in proc.stdout]
+    assert proc.wait(timeout=120) == 130, proc.stderr.read()
+    done = events[-1]
+    assert done["event"] == "done" and done["interrupted"] and done["cut"] > 0, done
+    assert done["parsed"] + done["cut"] == 600
+
+    again = run_cli("index", "--json", "--no-embed", tool="indexd", check=True, timeout=300)
+    last = json.loads(again.stdout.splitlines()[-1])
+    assert (last["parsed"], last["unchanged"], last["cut"]) == (done["cut"], done["parsed"], 0)
+    assert_matches_fresh(indexd_home, git_repo.path, tmp_path)
