@@ -37,6 +37,7 @@ def _start(parent_pid: int, settings, threads: int) -> None:
     # ends this child as it shuts down (and the kernel, should the daemon die).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    _thread_lock_for_progress_bars()
     global _model, _load_error
     from .embedder import load_embedder
 
@@ -46,6 +47,20 @@ def _start(parent_pid: int, settings, threads: int) -> None:
         _model = load_embedder(settings, threads=threads, bulk=True)
     except Exception as exc:  # noqa: BLE001 - told to the parent as it asks
         _load_error = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
+
+
+def _thread_lock_for_progress_bars() -> None:
+    """sentence-transformers' encode makes a tqdm bar (disabled, but made), and tqdm's
+    first bar creates a multiprocessing lock: a named semaphore this child never
+    unlinks when the daemon kills it on stop, so the resource tracker warned of a
+    leaked semaphore as the daemon exited. One process needs a thread lock only."""
+    try:
+        import threading
+
+        from tqdm import tqdm
+    except ImportError:
+        return
+    tqdm.set_lock(threading.RLock())
 
 
 def _describe() -> dict:

@@ -252,3 +252,49 @@ def test_ctrl_c_in_a_one_shot_index_stores_what_it_parsed_and_the_next_run_finis
     last = json.loads(again.stdout.splitlines()[-1])
     assert (last["parsed"], last["unchanged"], last["cut"]) == (done["cut"], done["parsed"], 0)
     assert_matches_fresh(indexd_home, git_repo.path, tmp_path)
+
+
+BULK_KILLED_MID_BATCH = """
+import threading
+from dataclasses import replace
+from testlib import wait_until
+from indexd.config import load_settings
+from indexd.enrich.bulk_model import BulkEmbedder
+from indexd.enrich.embedder import BatchInterrupted, HashEmbedder
+
+bulk = BulkEmbedder(replace(load_settings(), embed_model="default"), HashEmbedder(), threads=1)
+wait_until(bulk.ready, timeout=240, what="the bulk model loaded")
+assert len(bulk.encode(["a first batch, as the backlog's"])) == 1
+outcome = []
+
+def encode():
+    try:
+        bulk.encode(["def scale(value): return value * 2  # " + "words " * 60] * 512)
+    except BatchInterrupted:
+        outcome.append("interrupted")
+
+running = threading.Thread(target=encode)
+running.start()
+wait_until(lambda: bulk._pool._pending_work_items, timeout=60, what="the batch sent")
+bulk.abort()
+running.join(60)
+bulk.close()
+print(outcome)
+"""
+
+
+def test_a_bulk_child_killed_mid_batch_leaves_no_semaphore_behind(indexd_home):
+    """`make run`, Ctrl-C while the bulk model embedded: the daemon stopped at once but
+    printed "resource_tracker: There appear to be 1 leaked semaphore objects": tqdm's
+    multiprocessing lock, made by the child's first (disabled) progress bar and never
+    unlinked by a killed child."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    tests = str(Path(__file__).resolve().parents[1])
+    proc = subprocess.run([sys.executable, "-c", BULK_KILLED_MID_BATCH], capture_output=True,
+                          text=True, timeout=300, cwd=tests)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().endswith("['interrupted']"), proc.stdout + proc.stderr
+    assert "leaked semaphore" not in proc.stderr, proc.stderr
