@@ -311,24 +311,17 @@ class Engine:
 
     def _build_hot_indexes(self) -> None:
         self.store.ensure_key_indexes()   # a save's deletes find its rows by index
-        stop = lambda: self.stopping   # noqa: E731 - a stop cuts a build (shutdown)
-        try:
-            self.store.build_text_index(stop)
-        except Stopping:
-            log.info("keyword index build stopped for shutdown")
-            self.store.text_index = None
-            return
-        except Exception as exc:  # noqa: BLE001 - the table's own FTS still answers
-            log.warning("keyword index not built, searching the table instead: %s", exc)
-            self.store.text_index = None
-        try:
-            self.store.build_vector_index(stop)
-        except Stopping:
-            log.info("vector index build stopped for shutdown")
-            self.store.vector_index = None
-        except Exception as exc:  # noqa: BLE001 - the table's vector search still answers
-            log.warning("vector index not built, searching the table instead: %s", exc)
-            self.store.vector_index = None
+        for what, attr, build in (("keyword", "text_index", self.store.build_text_index),
+                                  ("vector", "vector_index", self.store.build_vector_index)):
+            try:
+                build(lambda: self.stopping)   # a stop cuts a build (shutdown)
+            except Stopping:
+                log.info("%s index build stopped for shutdown", what)
+                setattr(self.store, attr, None)
+                return
+            except Exception as exc:  # noqa: BLE001 - the table's own search still answers
+                log.warning("%s index not built, searching the table instead: %s", what, exc)
+                setattr(self.store, attr, None)
 
     def _wait_for_work(self):
         """Block (holding cond) until something is due; None when stopping."""

@@ -39,7 +39,7 @@ reference instead (``_note_untyped``), which ``tests affected`` follows as a gue
 
 from __future__ import annotations
 
-from .model import Edge
+from .model import UNTYPED, Edge
 
 SUBSCRIPTS = {"subscript": ("__getitem__",), "subscript_store": ("__setitem__",),
               "subscript_update": ("__getitem__", "__setitem__"),
@@ -48,7 +48,7 @@ SUBSCRIPTS = {"subscript": ("__getitem__",), "subscript_store": ("__setitem__",)
 # class: noted as an unresolved reference (not an edge), whose tests `tests affected`
 # selects as weak evidence (tests_affected._through_untyped). Not `__call__`: every
 # call of a parameter would be one.
-UNTYPED_REASON = "untyped receiver: the interpreter may run this file's own method"
+UNTYPED_REASON = f"{UNTYPED}: the interpreter may run this file's own method"
 BUILTINS = {"repr": ("__repr__",), "str": ("__str__",), "len": ("__len__",),
             "iter": ("__iter__",), "next": ("__next__",)}
 IMPLICIT = {("iterates", "for"): ("__iter__", "__next__"),

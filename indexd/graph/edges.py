@@ -51,7 +51,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from .model import Edge, FileFacts, is_test_module, is_test_path
+from .model import UNTYPED, Edge, FileFacts, is_test_module, is_test_path
 from .resolve import RealmIndex, resolve_imports
 
 DOC_KINDS = ("section", "key")
@@ -688,7 +688,7 @@ def _note_own_method(index, f, name, line, scope_sym, res, noted: set[tuple]) ->
     noted.add((name, scope_sym))
     if any("." in d.qualname for d in _code_defs(index, f.repo, f.path, name)):
         res.unresolved.append({"kind": "name", "name": name, "line": line,
-                               "reason": "untyped receiver: not name-matched to this "
+                               "reason": f"{UNTYPED}: not name-matched to this "
                                          "file's own methods"})
 
 

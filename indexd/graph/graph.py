@@ -31,14 +31,13 @@ from .edges import (FileResult, file_edges, outside_base, overridden_method,
 from .impact import (TESTS_HOW, Visit, any_truncated, bounded, combined, confidence,
                      guess_seeds, item, rank, tests_walk, walk)
 from .import_time import CALL_KINDS, import_time_tests, importing_tests
-from .model import (Edge, FileFacts, is_dunder, is_test_path, node_label, repo_name,
-                    under_test_dir)
+from .model import (UNTYPED, Edge, FileFacts, is_dunder, is_test_path, node_label,
+                    repo_name, under_test_dir)
 from .packed import Packed
 from .passed import CALLABLE_KINDS
 from .properties import named_quals, property_quals
 from .resolve import RealmIndex
 
-UNTYPED = "untyped receiver"   # the reason of the notes _untyped_seeds follows
 STOP_EVERY = 50   # files computed between two looks at Graph.build's stop
 
 FULL_REALM_FILES = ("__init__.py", "__init__.pyi", "go.mod", "package.json", "tsconfig.json",

@@ -162,6 +162,12 @@ def node_label(repo: str, path: str, symbol: str | None) -> str:
 TEST_DIRS = ("tests", "test", "__tests__")
 
 
+# The reason an unresolved reference gives when a method name is used on a value of
+# no known type in the file defining it (edges._note_own_method, dunder._note_untyped);
+# Graph._untyped_seeds follows such notes.
+UNTYPED = "untyped receiver"
+
+
 def is_dunder(symbol: str) -> bool:
     """Is the symbol's last part a ``__name__`` (a method the interpreter calls)?"""
     name = symbol.rsplit(".", 1)[-1]
