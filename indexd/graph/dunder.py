@@ -59,7 +59,6 @@ ENTERS = {False: ("__enter__", "__exit__"), True: ("__aenter__", "__aexit__")}
 
 
 def dunder_edges(index, f, scope, res) -> None:
-    from .edges import _class_quals
 
     classes = _class_quals(index, f)
     seen = {(e.kind, e.src_symbol, e.dst_repo, e.dst_path, e.dst_symbol) for e in res.edges}
@@ -98,8 +97,6 @@ def _class_statement_edges(index, f, scope, res) -> list[tuple]:
     metaclass's ``__new__`` / ``__init__`` and its bases' ``__init_subclass__``. A
     statement at module level (or in a class body there) also runs at import: an
     ``import_time`` edge, as graph/edges.py gives a module-level call."""
-    from .edges import _class_member, _runs_at_import, class_and_bases
-
     statements = [d for d in f.defs if d.kind == "class"]
     if not statements:
         return []
@@ -127,9 +124,6 @@ def _class_statement_edges(index, f, scope, res) -> list[tuple]:
 def _metaclasses(index, f, cls: str) -> list[tuple]:
     """(file facts, its scope, class) of the metaclass written on ``f``'s class ``cls``
     (``metaclass=M``), where M resolves to a class of the realm; [] else."""
-    from .edges import _class_quals, _other_scope, _receiver_targets
-    from .types import _kind
-
     key = ("metaclass_written", f.repo, f.path)
     if key not in index.memo:        # class qualname -> the metaclass as written
         starts = {(d.start, d.name): d.qualname for d in f.defs if d.kind == "class"}
@@ -158,9 +152,6 @@ def _constructor_edges(index, f, scope, res) -> list[tuple]:
     (an ``import_time`` edge to C), its constructors get one too: marshmallow's test
     helpers build schemas in class bodies (``fields.Nested(UserSchema(only=...))``), so
     breaking what ``Schema.__init__`` calls broke the import of every test."""
-    from .edges import _class_member, _other_scope
-    from .types import _kind
-
     at_import = {(e.dst_repo, e.dst_path, e.dst_symbol): e.line for e in res.edges
                  if e.kind == "import_time" and e.dst_symbol}
     out, runs = [], {}
@@ -221,8 +212,6 @@ def _note_untyped(index, f, names, line, where, res, noted: set[tuple]) -> None:
     """A dunder run on a value of no known class, in a file whose own class defines it:
     an unresolved reference, once per name and enclosing symbol (cachetools' ``cached``
     wrappers do ``cache[k]`` on the cache they were given, beside ``Cache.__getitem__``)."""
-    from .edges import _code_defs
-
     for name in names:
         if name.startswith(".") or name == "__call__" or (name, where) in noted:
             continue
@@ -234,8 +223,6 @@ def _note_untyped(index, f, names, line, where, res, noted: set[tuple]) -> None:
 
 def _targets(index, f, receivers: list[tuple], names) -> list[tuple]:
     """What ``names`` run on each of ``receivers`` (``_receiver_classes``)."""
-    from .edges import _class_member, _overrides
-
     out = []
     for other, here, cls, own in receivers:
         if names in ENTERS.values() and not _context_methods(index, other, here, cls, names):
@@ -255,9 +242,6 @@ def _receiver_classes(index, f, scope, receiver, names, where, classes):
     """(file facts, scope there, class, is it ``self``) of each class ``receiver`` holds.
     A bare ``self`` (``iter(self)``, ``with self``, ``self(...)``) is the class the use
     sits in; its missing attributes are left out (``self.x()`` is edges.py's)."""
-    from .edges import _enclosing
-    from .types import receiver_class_files
-
     if receiver == "self":
         cls = next((p for p in _enclosing(where) if p in classes), None)
         if cls is None or any(n.startswith(".") for n in names):
@@ -270,8 +254,6 @@ def _receiver_classes(index, f, scope, receiver, names, where, classes):
 def _context_methods(index, f, scope, cls: str, names: tuple) -> list[list[tuple]]:
     """[the __enter__ hits, the __exit__ hits] of ``cls`` (or the async pair), [] unless
     both are defined along its bases."""
-    from .edges import _class_member
-
     hits = [_class_member(index, f, scope, cls, name) for name in names]
     return hits if all(hits) else []
 
@@ -280,9 +262,6 @@ def entered_classes(index, f, scope, value: str, where, classes, asynchronous: b
     """The classes ``x`` holds in ``with value as x`` (``async with``): what the
     ``__enter__`` (``__aenter__``) of each class ``value`` holds returns. [] when any
     class lacks one of the two methods or its ``__enter__`` returns something unknown."""
-    from .edges import _other_scope
-    from .types import receiver_class_files
-
     out = []
     for other, here, cls in receiver_class_files(index, f, scope, value, where, classes):
         found = _context_methods(index, other, here, cls, ENTERS[asynchronous])
@@ -300,8 +279,6 @@ def _returns_of(index, f, scope, qual: str, own: tuple) -> list[tuple]:
     """What the method ``qual`` of ``f`` returns called on an ``own`` instance: its
     ``-> T`` (``Self``: ``own``), else ``own`` when every return is ``return self``
     (on a subclass instance that is the subclass), else what its returns build."""
-    from .types import _returned, _returns, annotation_classes, body_classes
-
     text = _returns(index, f).get(qual)
     got = annotation_classes(index, f, scope, text, self_class=own) if text else []
     values = _returned(index, f).get(qual, [])
@@ -314,8 +291,6 @@ def _returns_of(index, f, scope, qual: str, own: tuple) -> list[tuple]:
 def _getattr_of(index, f, scope, cls: str, attr: str) -> list[tuple]:
     """``R.__getattr__`` when ``R`` (or a base in the realm) defines it and none
     defines or assigns ``attr``."""
-    from .edges import _class_member
-
     if attr.startswith("__") or _class_member(index, f, scope, cls, attr):
         return []
     hits = _class_member(index, f, scope, cls, "__getattr__")
@@ -327,9 +302,15 @@ def _getattr_of(index, f, scope, cls: str, attr: str) -> list[tuple]:
 def _assigned(index, f, scope, cls: str, attr: str) -> bool:
     """Does the body of ``cls`` or of a base in the realm bind ``attr`` (``mode = "r"``,
     ``x: int``), or one of their methods assign ``self.attr``?"""
-    from .edges import class_and_bases
-    from .types import _bindings, _self_bindings
-
     return any(_self_bindings(index, here).get((qual, f"self.{attr}"))
                or _bindings(index, here).get((qual, attr))
                for here, qual in class_and_bases(index, f, cls))
+
+
+# Imported last, after every definition here: these modules import this one
+# too, and a function-level import cost ~1.6 us per call (2M calls per stdlib
+# graph build). Any import order then finds the names it asks for defined.
+from .edges import (  # noqa: E402
+    _class_member, _class_quals, _code_defs, _enclosing, _other_scope, _overrides, _receiver_targets, _runs_at_import, class_and_bases)
+from .types import (  # noqa: E402
+    _bindings, _kind, _returned, _returns, _self_bindings, annotation_classes, body_classes, receiver_class_files)

@@ -58,6 +58,10 @@ class RealmIndex:
         # Each file's binding table (graph/types.py _bindings), for the last files
         # asked only: one per file of the realm held ~30 MB of the stdlib's graph.
         self.binds: OrderedDict = OrderedDict()
+        # What a receiver holds, per (repo, path, receiver, scope), for the file being
+        # computed only (edges.file_edges empties it): its references and its dunder
+        # uses ask the same receivers again (a third of the asks on the stdlib).
+        self.held: dict = {}
         for f in facts:
             self.add(f)
 
