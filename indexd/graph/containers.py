@@ -27,6 +27,8 @@ No answer leaves the call a name match, as before. Pure; reads the realm index, 
 
 from __future__ import annotations
 
+from .model import enclosing
+
 FILLS = ("fills", "fills_name")
 LIST_REFS = (*FILLS, "bind_list")
 SELF_LIKE = ("self", "cls")
@@ -65,7 +67,7 @@ def _attribute_sites(index, f, cls: str | None, attr: str) -> list[tuple]:
     """(file, its scope, its classes, fill reference) of each fill of ``self.<attr>`` of
     ``f``'s class ``cls``; [] when a fill of unknown receiver may be this class's."""
     from .edges import _class_quals, _other_scope
-    from .types import _prefixes, receiver_classes
+    from .types import receiver_classes
 
     if cls is None:
         return []
@@ -81,7 +83,7 @@ def _attribute_sites(index, f, cls: str | None, attr: str) -> list[tuple]:
             if not dot or last != attr:
                 continue
             if receiver in SELF_LIKE:
-                owner = next((p for p in _prefixes(r.scope) if p in g_classes), None)
+                owner = next((p for p in enclosing(r.scope) if p in g_classes), None)
                 belongs = g is f and owner == cls
                 if not belongs and (g.repo, g.path, owner) not in _list_owners(index, attr):
                     return []   # another class fills a list it does not make: maybe ours
@@ -98,7 +100,6 @@ def _attribute_sites(index, f, cls: str | None, attr: str) -> list[tuple]:
 def _list_owners(index, attr: str) -> set[tuple]:
     """(repo, path, class) of each class binding ``self.<attr>`` to a list literal."""
     from .edges import _class_quals
-    from .types import _prefixes
 
     key = ("list_owners", attr)
     if key not in index.memo:
@@ -108,7 +109,7 @@ def _list_owners(index, attr: str) -> set[tuple]:
             for r in g.refs_of("bind_list") if g is not None else ():
                 receiver, dot, last = r.name.rpartition(".")
                 if dot and last == attr and receiver in SELF_LIKE:
-                    owner = next((p for p in _prefixes(r.scope)
+                    owner = next((p for p in enclosing(r.scope)
                                   if p in _class_quals(index, g)), None)
                     if owner:
                         out.add((repo, path, owner))

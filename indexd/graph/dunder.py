@@ -39,7 +39,7 @@ reference instead (``_note_untyped``), which ``tests affected`` follows as a gue
 
 from __future__ import annotations
 
-from .model import UNTYPED, Edge
+from .model import UNTYPED, Edge, enclosing
 
 SUBSCRIPTS = {"subscript": ("__getitem__",), "subscript_store": ("__setitem__",),
               "subscript_update": ("__getitem__", "__setitem__"),
@@ -243,7 +243,7 @@ def _receiver_classes(index, f, scope, receiver, names, where, classes):
     A bare ``self`` (``iter(self)``, ``with self``, ``self(...)``) is the class the use
     sits in; its missing attributes are left out (``self.x()`` is edges.py's)."""
     if receiver == "self":
-        cls = next((p for p in _enclosing(where) if p in classes), None)
+        cls = next((p for p in enclosing(where) if p in classes), None)
         if cls is None or any(n.startswith(".") for n in names):
             return []
         return [(f, scope, cls, True)]
@@ -311,6 +311,8 @@ def _assigned(index, f, scope, cls: str, attr: str) -> bool:
 # too, and a function-level import cost ~1.6 us per call (2M calls per stdlib
 # graph build). Any import order then finds the names it asks for defined.
 from .edges import (  # noqa: E402
-    _class_member, _class_quals, _code_defs, _enclosing, _other_scope, _overrides, _receiver_targets, _runs_at_import, class_and_bases)
+    _class_member, _class_quals, _code_defs, _other_scope, _overrides, _receiver_targets,
+    _runs_at_import, class_and_bases)
 from .types import (  # noqa: E402
-    _bindings, _kind, _returned, _returns, _self_bindings, annotation_classes, body_classes, receiver_class_files)
+    _bindings, _kind, _returned, _returns, _self_bindings, annotation_classes, body_classes,
+    receiver_class_files)

@@ -52,9 +52,10 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from .containers import iterated_attributes
-from .model import UNTYPED, Edge, FileFacts, is_test_module, is_test_path
+from .model import UNTYPED, Edge, FileFacts, enclosing, is_test_module, is_test_path
 from .resolve import RealmIndex, _py_definer, _py_file, resolve_imports
 
+_new = tuple.__new__
 DOC_KINDS = ("section", "key")
 REF_KINDS = {"call": "calls", "decorator": "calls", "attribute": "references",
              "type": "references", "stored": "references", "passed": "references"}
@@ -124,8 +125,9 @@ def file_edges(index: RealmIndex, f: FileFacts) -> FileResult:
 
 
 def _edge(f: FileFacts, kind, src_symbol, repo, path, symbol, line, how, weight=1.0) -> Edge:
-    return Edge(kind, f.repo, f.path, src_symbol, repo, path, symbol, line, how,
-                round(weight, 4), f.realm)
+    # tuple.__new__: NamedTuple's own __new__ is a Python call, ~600k edges a stdlib build
+    return _new(Edge, (kind, f.repo, f.path, src_symbol, repo, path, symbol, line, how,
+                       1.0 if weight == 1.0 else round(weight, 4), f.realm, 0))
 
 
 # --- imports -----------------------------------------------------------------
@@ -337,7 +339,7 @@ def _passes_definition(index, f, name: str, how: str, where: str | None,
         return False
 
     table = _bindings(index, f)
-    return not any((s, name) in table for s in _enclosing(where or "") if s not in classes)
+    return not any((s, name) in table for s in enclosing(where or "") if s not in classes)
 
 
 def _runs_at_import(scope_sym: str | None, containers: set[str], line: int,
@@ -347,7 +349,7 @@ def _runs_at_import(scope_sym: str | None, containers: set[str], line: int,
     imported; one after ``if __name__ == "__main__":`` only when it runs as a script."""
     if scope_sym is None:
         return script_from is None or line < script_from
-    return all(p in containers for p in _enclosing(scope_sym))
+    return all(p in containers for p in enclosing(scope_sym))
 
 
 def _python_targets(index, f, name, receiver, where, scope: Scope, local,
@@ -357,7 +359,7 @@ def _python_targets(index, f, name, receiver, where, scope: Scope, local,
     realm-wide name match)."""
     receiver = receiver[0]
     if _self_like(receiver):
-        cls = next((p for p in _enclosing(where) if p in classes), None)
+        cls = next((p for p in enclosing(where) if p in classes), None)
         if cls is None:
             return "inferred", []
         hits = _class_member(index, f, scope, cls, name, skip_own=receiver != "self"
@@ -374,7 +376,7 @@ def _python_targets(index, f, name, receiver, where, scope: Scope, local,
         return ("inferred", hits) if hits else ("resolved", [])
     own = set(local.get(name, ()))
     # Lexical scope: a function nested in an enclosing function of the use.
-    for prefix in _enclosing(where):
+    for prefix in enclosing(where):
         if f"{prefix}.{name}" in own and prefix not in classes:
             return "resolved", [(f.repo, f.path, f"{prefix}.{name}")]
     # A top-level definition of the file rebinds an imported name (and the query gives
@@ -387,7 +389,7 @@ def _python_targets(index, f, name, receiver, where, scope: Scope, local,
             return "resolved", hits
     # self.x(), cls.x(): a method of the class the use is in, or of its bases (the
     # receiver itself is unchecked).
-    for prefix in _enclosing(where):
+    for prefix in enclosing(where):
         if prefix in classes:
             hits = _class_member(index, f, scope, prefix, name)
             if hits:
@@ -595,10 +597,6 @@ def _qualnames(index, f) -> set[str]:
     return index.memo[key]
 
 
-def _enclosing(qualname: str | None) -> list[str]:
-    """``A.b.c`` -> [``A.b.c``, ``A.b``, ``A``]: the symbols a use inside it sits in."""
-    parts = qualname.split(".") if qualname else []
-    return [".".join(parts[:n]) for n in range(len(parts), 0, -1)]
 
 
 def _receiver_targets(index, f, name, receiver, scope: Scope, local) -> list[tuple]:

@@ -31,7 +31,7 @@ from .edges import (FileResult, file_edges, outside_base, overridden_method,
 from .impact import (TESTS_HOW, Visit, any_truncated, bounded, combined, confidence,
                      guess_seeds, item, rank, tests_walk, walk)
 from .import_time import CALL_KINDS, import_time_tests, importing_tests
-from .model import (UNTYPED, Edge, FileFacts, is_dunder, is_test_path, node_label,
+from .model import (UNTYPED, Edge, FileFacts, enclosing, is_dunder, is_test_path, node_label,
                     repo_name, under_test_dir)
 from .packed import Packed
 from .passed import CALLABLE_KINDS
@@ -72,12 +72,6 @@ def _return_types(f: FileFacts | None) -> set[tuple]:
     return out | {(q.rsplit(".", 1)[-1], "fixture") for q in fixture_quals(f)}
 
 
-def _enclosing(symbol: str | None) -> list[str]:
-    """'A.b.c' -> ['A.b.c', 'A.b', 'A']: an edge into a method also lands on its class."""
-    if not symbol:
-        return []
-    parts = symbol.split(".")
-    return [".".join(parts[:n]) for n in range(len(parts), 0, -1)]
 
 
 @contextmanager
@@ -186,7 +180,7 @@ class Graph:
             self.rev[dst][key] = d
         for d, sym in res.dst_symbols():
             by_sym = self.rev_sym[res.dsts[d]]
-            for s in _enclosing(sym):
+            for s in enclosing(sym):
                 srcs = by_sym.setdefault(s, [])
                 if not srcs or srcs[-1] is not key:   # one compute appends one key at a time
                     srcs.append(key)
@@ -206,7 +200,7 @@ class Graph:
             self.rev.get(dst, {}).pop(key, None)
         for d, sym in set(old.dst_symbols()):
             by_sym = self.rev_sym.get(old.dsts[d], {})
-            for s in _enclosing(sym):
+            for s in enclosing(sym):
                 srcs = by_sym.get(s)
                 if srcs and key in srcs:
                     srcs.remove(key)

@@ -23,14 +23,19 @@ _KINDS: list[str] = list(EDGE_KINDS)
 _HOWS: list[str] = list(HOWS)
 
 
+_CODES: dict[str, int] = {}     # (table id, value) -> its index there
+
+
 def _code(table: list[str], value: str) -> int:
-    try:
-        return table.index(value)
-    except ValueError:
+    got = _CODES.get((id(table), value))
+    if got is not None:
+        return got
+    if value not in table:
         table.append(value)
         if len(table) > 256:
             raise ValueError(f"more than 256 edge kinds/hows: {value!r}") from None
-        return len(table) - 1
+    got = _CODES[(id(table), value)] = table.index(value)
+    return got
 
 
 class Packed:

@@ -56,6 +56,7 @@ from __future__ import annotations
 import re
 
 from .containers import filled_classes
+from .model import enclosing
 from .properties import property_quals
 from .resolve import _py_definer
 
@@ -154,7 +155,7 @@ def _property_classes(index, f, scope, receiver: str, where, classes) -> list[tu
     runs ``And.__call__``)."""
     if not receiver.startswith("self.") or receiver.count(".") != 1:
         return []
-    cls = next((p for p in _prefixes(where) if p in classes), None)
+    cls = next((p for p in enclosing(where) if p in classes), None)
     if cls is None:
         return []
     key = ("properties", f.repo, f.path)
@@ -194,7 +195,7 @@ def _found_bindings(index, f, name: str, where, classes) -> tuple[list, str | No
     binding it."""
     if name.startswith(("self.", "cls.")) and name.count(".") == 1:
         name = _as_self(name)
-        cls = next((p for p in _prefixes(where) if p in classes), None)
+        cls = next((p for p in enclosing(where) if p in classes), None)
         if cls is None:
             return [], None
         return _self_bindings(index, f).get((cls, name), []), cls
@@ -327,16 +328,13 @@ def _closes_at_end(text: str, start: int) -> bool:
     return False
 
 
-def _prefixes(qualname: str | None) -> list[str]:
-    parts = qualname.split(".") if qualname else []
-    return [".".join(parts[:n]) for n in range(len(parts), 0, -1)]
 
 
 def _lookup_scopes(where: str | None, classes: set[str]) -> list[str | None]:
     """Where Python looks a name up from ``where``: a class body sees its own names,
     a function its own and its enclosing functions' (never a class's), then the module."""
     out = [where] if where in classes else []
-    return out + [p for p in _prefixes(where) if p not in classes] + [None]
+    return out + [p for p in enclosing(where) if p not in classes] + [None]
 
 
 BINDS_KEPT = 256    # files whose binding tables are kept (RealmIndex.binds)
@@ -563,7 +561,7 @@ def _attribute_class_objects(index, f, scope, callee: str, where, classes) -> li
     t.Type["CodeGenerator"] = CodeGenerator`` in ``Environment``)."""
     head, _, attr = callee.partition(".")
     if head in ("self", "cls"):
-        cls = next((p for p in _prefixes(where) if p in classes), None)
+        cls = next((p for p in enclosing(where) if p in classes), None)
         owners = [(f, scope, cls)] if cls else []
     else:
         owners = list(receiver_class_files(index, f, scope, head, where, classes))
@@ -622,7 +620,7 @@ def _owner(index, f, qual: str | None) -> tuple | None:
     """(repo, path, class) of the class a method ``qual`` (or a scope in it) is in."""
     owner = qual.rpartition(".")[0] if qual else ""
     classes = _class_quals(index, f)
-    found = next((p for p in _prefixes(owner) if p in classes), None)
+    found = next((p for p in enclosing(owner) if p in classes), None)
     return (f.repo, f.path, found) if found else None
 
 
@@ -747,11 +745,11 @@ def _callee_defs(index, f, scope, callee: str, where, classes) -> list[tuple]:
     ``cls.name``."""
     head, _, last = callee.rpartition(".")
     if head in ("self", "cls"):
-        cls = next((p for p in _prefixes(where) if p in classes), None)
+        cls = next((p for p in enclosing(where) if p in classes), None)
         hits = _class_member(index, f, scope, cls, last) if cls else []
         return [(r, p, q, _kind(index, r, p, q)) for r, p, q in hits]
     kinds = _def_kinds(index, f)
-    for prefix in [] if head else _prefixes(where):
+    for prefix in [] if head else enclosing(where):
         if prefix not in classes and f"{prefix}.{callee}" in kinds:
             return [(f.repo, f.path, f"{prefix}.{callee}", kinds[f"{prefix}.{callee}"])]
     return [(r, p, q, k) for r, p, q, k in _named(index, f, scope, callee)]
