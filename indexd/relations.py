@@ -52,16 +52,50 @@ class Relations:
         # them): the enrich stage's relationship descriptions follow the graph.
         self.listeners: list = []
         self.should_stop = lambda: False   # true: a build in progress gives up (shutdown)
+        # Graph updates one at a time, each reading the store after the last (a build
+        # and the writer's files_changed may run in two threads).
+        self._updating = threading.Lock()
+        # Files changed while a build reads the store: applied when it is done (None:
+        # no build under way).
+        self._waiting: set[tuple] | None = None
+        self._thread: threading.Thread | None = None
+        self._one_build = threading.Lock()
 
     # -- building ------------------------------------------------------------
+    def build_in_background(self) -> None:
+        """The start's full build in its own thread, so the writer indexes saves
+        meanwhile (a stdlib-sized realm builds for 20-40 s); what they change is
+        applied to the graph when it is ready. ``join`` waits for it."""
+        self._thread = threading.Thread(target=self.build, name="indexd-graph", daemon=True)
+        with self._updating:
+            self._waiting = set()   # before the thread reads the store
+        self._thread.start()
+
+    def join(self, timeout: float | None = None) -> None:
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    @property
+    def building(self) -> bool:
+        return self._waiting is not None
+
     def build(self, replace: bool = False) -> None:
         """Full build from the store (at start; seconds on the stdlib).
 
         ``replace``: a rebuild after a mass change. The old graph is dropped
         first and queries wait for the new one (``_ready``): holding both was
         the daemon's largest transient (+400 MB on the stdlib, docs/benchmarks.md).
+        Files changed meanwhile (``files_changed`` from another thread) are applied
+        to the new graph before it is done.
         """
+        with self._one_build:   # a rebuild asked during the start's build follows it
+            self._build(replace)
+
+    def _build(self, replace: bool) -> None:
         t0 = time.monotonic()
+        with self._updating:
+            if self._waiting is None:
+                self._waiting = set()
         if replace:
             with self.lock:
                 self._built.clear()
@@ -73,18 +107,26 @@ class Relations:
             facts = load_facts(self.store)
             graph = Graph().build(facts, stop=self.should_stop)
         except BuildStopped:
-            self.error = "the graph build was stopped (shutdown)"
+            self._give_up("the graph build was stopped (shutdown)")
             log.info("graph build stopped for shutdown")
-            self._built.set()
             return
         except Exception as exc:  # noqa: BLE001 - queries say why instead
-            self.error = f"{type(exc).__name__}: {exc}"
+            self._give_up(f"{type(exc).__name__}: {exc}")
             log.exception("graph build failed")
-            self._built.set()
             return
-        with self.lock:
-            self.graph = graph
-            self._built.set()
+        with self._updating:
+            waiting, self._waiting = self._waiting, None
+            # Saved while the store was read: the new graph may hold their old facts,
+            # or none. Applied before queries see it (an answer would otherwise miss
+            # them and still say it is complete).
+            try:
+                self._apply(graph, sorted(waiting or ()), budget_s=None)
+            except Exception:  # noqa: BLE001 - the graph stands; these files lag
+                log.exception("graph: %d files changed during the build not applied",
+                              len(waiting))
+            with self.lock:
+                self.graph = graph
+                self._built.set()
         self._tell(None)
         self.reload_coverage()
         files = len(facts)
@@ -97,8 +139,18 @@ class Relations:
         self._heads.clear()   # a new graph has no co-change edges yet
         self.refresh_cochange()
 
+    def _give_up(self, error: str) -> None:
+        """A build that failed or was stopped: queries say why (the next build reads
+        every file again, so the changes it waited for need no keeping)."""
+        with self._updating:
+            self._waiting = None
+            self.error = error
+            self._built.set()
+
     def refresh_cochange(self) -> None:
         """Co-change edges for repos whose HEAD moved since last time."""
+        if self.graph is None:      # being built: the build refreshes them when done
+            return
         for realm, repo in self._settings().realm_repos(None):
             head = _head(repo)
             if head is None or self._heads.get(repo) == head:
@@ -125,7 +177,21 @@ class Relations:
         files that each lost a definition 45 s (every file naming it is
         recomputed), where a rebuild takes ~4 s.
         """
-        if self.graph is None or not keys:
+        if not keys:
+            return True
+        with self._updating:
+            if self._waiting is not None:   # a build is reading the store: after it
+                self._waiting.update(keys)
+                return True
+            if self.graph is None:
+                return True
+            ok = self._apply(self.graph, keys, budget_s)
+        self._tell(keys)
+        return ok
+
+    def _apply(self, graph: Graph, keys: list[tuple], budget_s: float | None) -> bool:
+        """files_changed's work on ``graph``; the caller holds ``_updating``."""
+        if not keys:
             return True
         deadline = time.monotonic() + budget_s if budget_s is not None else None
         present = {f.key: f for f in load_file_facts(self.store, keys)}
@@ -134,13 +200,10 @@ class Relations:
             if deadline is not None and time.monotonic() > deadline:
                 return False
             with self.lock:   # per file: queries go in between
-                if self.graph is None:
-                    return True
                 if key in present:
-                    self.graph.update_file(present[key])
+                    graph.update_file(present[key])
                 else:
-                    self.graph.remove_file(*key)
-        self._tell(keys)
+                    graph.remove_file(*key)
         return True
 
     def _tell(self, keys) -> None:
@@ -466,9 +529,10 @@ class Relations:
         return out
 
     def status(self) -> dict:
-        g = self.graph
+        g, waiting = self.graph, self._waiting
         return {"ready": g is not None, "error": self.error, "build_s": self.build_s,
-                "edges": g.edge_count() if g is not None else 0}
+                "edges": g.edge_count() if g is not None else 0,
+                "building": waiting is not None, "changes_waiting": len(waiting or ())}
 
 
 def _change_target(repo: str, ch: dict) -> str:
