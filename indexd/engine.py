@@ -552,9 +552,11 @@ class Engine:
         if after_rescan:
             self.owners.wake()   # HEAD may have moved: the owners thread re-blames changed blobs
         try:
+            # A rebuild runs beside the writer, as the start's build does: the saves
+            # made meanwhile are indexed at once and applied to the new graph.
             if rebuild:     # a repo left: its facts must leave the warm graph too
                 log.info("graph rebuild reason=repo removed")
-                self.relations.build(replace=True)
+                self.relations.build_in_background(replace=True)
                 return
             # Incremental while it costs less than a rebuild would (its last time).
             budget = max(GRAPH_MIN_BUDGET_S, self.relations.build_s or 0.0)
@@ -562,8 +564,7 @@ class Engine:
             if whole or not self.relations.files_changed(changed, budget_s=budget):
                 log.info("graph rebuild changed=%d reason=%s", len(changed),
                          "most files changed" if whole else f"incremental over {budget:.1f}s")
-                self.relations.build(replace=True)
-                trim()
+                self.relations.build_in_background(replace=True)
             elif after_rescan:
                 self.relations.refresh_cochange()
         except Exception:  # noqa: BLE001 - the index is fine; the graph catches up

@@ -58,22 +58,24 @@ class Relations:
         # Files changed while a build reads the store: applied when it is done (None:
         # no build under way).
         self._waiting: set[tuple] | None = None
-        self._thread: threading.Thread | None = None
+        self._threads: list[threading.Thread] = []
         self._one_build = threading.Lock()
 
     # -- building ------------------------------------------------------------
-    def build_in_background(self) -> None:
-        """The start's full build in its own thread, so the writer indexes saves
+    def build_in_background(self, replace: bool = False) -> None:
+        """A full build (``build``) in its own thread, so the writer indexes saves
         meanwhile (a stdlib-sized realm builds for 20-40 s); what they change is
         applied to the graph when it is ready. ``join`` waits for it."""
-        self._thread = threading.Thread(target=self.build, name="indexd-graph", daemon=True)
+        thread = threading.Thread(target=self.build, args=(replace,), name="indexd-graph",
+                                  daemon=True)
         with self._updating:
-            self._waiting = set()   # before the thread reads the store
-        self._thread.start()
+            self._waiting = self._waiting if self._waiting is not None else set()
+        self._threads = [t for t in self._threads if t.is_alive()] + [thread]
+        thread.start()
 
     def join(self, timeout: float | None = None) -> None:
-        if self._thread is not None:
-            self._thread.join(timeout)
+        for thread in self._threads:
+            thread.join(timeout)
 
     @property
     def building(self) -> bool:

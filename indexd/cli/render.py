@@ -130,6 +130,19 @@ def _age(ts) -> str:
     return f"{s:.0f}s ago"
 
 
+def graph_line(graph: dict) -> str:
+    """The relationship graph's state in words (impact, deps, tests affected use it)."""
+    if graph.get("building"):
+        waiting = graph.get("changes_waiting") or 0
+        return ("graph: building" + (f", {waiting} files indexed meanwhile wait for it"
+                                     if waiting else "") + "; impact answers once it is done")
+    if graph.get("ready"):
+        return f"graph: {graph.get('edges', 0):,} edges, built in {graph.get('build_s') or 0:.1f} s"
+    if graph.get("error"):
+        return f"graph: not built ({graph['error']})"
+    return ""
+
+
 def status(result: dict) -> None:
     d = result.get("daemon")
     if d:
@@ -138,6 +151,9 @@ def status(result: dict) -> None:
         for stage, depth in (result.get("queues") or {}).items():
             print(f"  queue {stage}: {depth}")
         line = embedding_line(result.get("embedding") or {})
+        if line:
+            print(f"  {line}")
+        line = graph_line(result.get("graph") or {})
         if line:
             print(f"  {line}")
         timing = (result.get("last_batch") or {}).get("timing")

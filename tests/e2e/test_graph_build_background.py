@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import textwrap
 
-from testlib import settings_with_realm, wait_until
+from testlib import run_cli, settings_with_realm, wait_until
 
 GATE = textwrap.dedent("""
     import os
@@ -29,7 +29,8 @@ GATE = textwrap.dedent("""
         _build = _graph.Graph.build
 
         def _held_build(self, *args, **kwargs):
-            open(_gate + ".waiting", "w").close()
+            if not os.path.exists(_gate):
+                open(_gate + ".waiting", "w").close()
             while not os.path.exists(_gate):
                 time.sleep(0.02)
             return _build(self, *args, **kwargs)
@@ -61,6 +62,7 @@ def test_a_save_during_the_start_graph_build_is_searchable_and_the_graph_learns_
         gate.touch()    # the daemon's stop waits for a build held at the gate
     wait_until(lambda: d.call("status")["graph"]["ready"], timeout=60, what="the graph")
     assert d.call("status")["graph"]["changes_waiting"] == 0
+    assert "edges, built in" in run_cli("status", check=True).stdout
     # The graph read the store before cli.py existed: it knows it from the replay.
     impact = d.call("impact", target="core.py::parse_settings")
     callers = {(i["path"], i.get("symbol")) for i in impact["affected"]}
@@ -76,9 +78,11 @@ def _saved_while_held(git_repo, d, gate) -> None:
                              "    return parse_settings('x')\n")
     wait_until(lambda: _found(d, "saved_while_graph_builds"), timeout=60,
                what="the file saved during the graph build to be searchable")
-    status = d.call("status")
-    assert status["graph"]["ready"] is False and status["graph"]["building"] is True
-    assert status["graph"]["changes_waiting"] >= 1
+    # Searchable comes before the batch's graph step: wait for that step to queue it.
+    graph = wait_until(lambda: (g := d.call("status")["graph"])["changes_waiting"] and g,
+                       timeout=60, what="the batch's files to wait for the graph")
+    assert graph["ready"] is False and graph["building"] is True
+    assert "files indexed meanwhile wait for it" in run_cli("status", check=True).stdout
 
 
 def test_a_save_after_the_build_is_applied_directly(git_repo, daemon):
@@ -97,3 +101,42 @@ def test_a_save_after_the_build_is_applied_directly(git_repo, daemon):
 
     wait_until(knows_caller, timeout=60, what="impact to name the new caller")
     assert d.call("status")["graph"]["building"] is False
+
+
+def test_a_save_during_a_rebuild_after_a_mass_change_is_searchable_and_applied(
+        git_repo, daemon, tmp_path):
+    # A branch switch that changes most files rebuilds the graph (over half of them
+    # in one batch); that rebuild ran on the writer too, holding back every save.
+    for i in range(4):
+        git_repo.write(f"m{i}.py", f"def helper_{i}(x):\n    return x + {i}\n")
+    git_repo.write("core.py", "def parse_settings(text):\n    return text.split()\n")
+    git_repo.commit()
+    settings_with_realm("work", git_repo.path)
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    (hooks / "sitecustomize.py").write_text(GATE)
+    gate = tmp_path / "graph-gate"
+    gate.touch()        # the start's build goes through
+    d = daemon(extra_env={"PYTHONPATH": str(hooks), "INDEXD_TEST_GRAPH_GATE": str(gate)})
+    d.call("status", sync=True, timeout=120)
+    wait_until(lambda: d.call("status")["graph"]["ready"], timeout=60, what="the first graph")
+    gate.unlink()
+    try:
+        for i in range(4):
+            git_repo.write(f"m{i}.py", f"def helper_{i}(x):\n    return x * {i}\n")
+        git_repo.write("core.py", "def parse_settings(text):\n    return text.split(',')\n")
+        wait_until(lambda: gate.with_suffix(".waiting").exists(), timeout=60,
+                   what="the mass change's rebuild to reach the gate")
+        git_repo.write("cli.py", "from core import parse_settings\n\n\n"
+                                 "def saved_during_rebuild():\n"
+                                 "    return parse_settings('x')\n")
+        wait_until(lambda: _found(d, "saved_during_rebuild"), timeout=60,
+                   what="the file saved during the rebuild to be searchable")
+        assert d.call("status")["graph"]["building"] is True
+    finally:
+        gate.touch()
+    wait_until(lambda: d.call("status")["graph"]["ready"], timeout=60, what="the rebuilt graph")
+    impact = d.call("impact", target="core.py::parse_settings")
+    callers = {(i["path"], i.get("symbol")) for i in impact["affected"]}
+    assert ("cli.py", "saved_during_rebuild") in callers, impact["affected"]
+    assert "graph rebuild" in d.output()
