@@ -140,7 +140,7 @@ def graph_line(graph: dict) -> str:
         return f"graph: {graph.get('edges', 0):,} edges, built in {graph.get('build_s') or 0:.1f} s"
     if graph.get("error"):
         return f"graph: not built ({graph['error']})"
-    return ""
+    return "graph: not built yet (it starts once the hot indexes are built)" if graph else ""
 
 
 def status(result: dict) -> None:
