@@ -28,6 +28,8 @@ from .memory import trim
 log = logging.getLogger(__name__)
 
 REBUILD_WAIT_S = 60    # a query during a rebuild waits this long for the new graph
+REBUILD_SHARE = 0.5    # files changed during a build past this share of it: build again
+REBUILDS_AT_MOST = 3   # ...that many times at most, then apply them whatever it costs
 EDGE_KINDS = ("imports", "references", "calls", "tests", "documents", "config", "co_change",
               "package", "import_time")
 
@@ -104,10 +106,18 @@ class Relations:
                 self.graph = None
             trim()
         try:
-            if self.should_stop():
-                raise BuildStopped("before reading the store")
-            facts = load_facts(self.store)
-            graph = Graph().build(facts, stop=self.should_stop)
+            for attempt in range(1, REBUILDS_AT_MOST + 1):
+                if self.should_stop():
+                    raise BuildStopped("before reading the store")
+                t_read = time.monotonic()
+                facts = load_facts(self.store)
+                graph = Graph().build(facts, stop=self.should_stop)
+                if self._publish(graph, len(facts), time.monotonic() - t_read,
+                                 last=attempt == REBUILDS_AT_MOST):
+                    break
+                graph = facts = None    # not two graphs at once
+                log.info("graph rebuild reason=files changed during the build cost more "
+                         "to apply than building again")
         except BuildStopped:
             self._give_up("the graph build was stopped (shutdown)")
             log.info("graph build stopped for shutdown")
@@ -116,19 +126,6 @@ class Relations:
             self._give_up(f"{type(exc).__name__}: {exc}")
             log.exception("graph build failed")
             return
-        with self._updating:
-            waiting, self._waiting = self._waiting, None
-            # Saved while the store was read: the new graph may hold their old facts,
-            # or none. Applied before queries see it (an answer would otherwise miss
-            # them and still say it is complete).
-            try:
-                self._apply(graph, sorted(waiting or ()), budget_s=None)
-            except Exception:  # noqa: BLE001 - the graph stands; these files lag
-                log.exception("graph: %d files changed during the build not applied",
-                              len(waiting))
-            with self.lock:
-                self.graph = graph
-                self._built.set()
         self._tell(None)
         self.reload_coverage()
         files = len(facts)
@@ -140,6 +137,29 @@ class Relations:
         log.info("graph built files=%d s=%.2f", files, self.build_s)
         self._heads.clear()   # a new graph has no co-change edges yet
         self.refresh_cochange()
+
+    def _publish(self, graph: Graph, files: int, build_s: float, last: bool) -> bool:
+        """Apply the files changed while ``graph`` was built (it may hold their old
+        facts, or none) and make it the graph queries see; applied first, or an answer
+        would miss them and still say it is complete. False, publishing nothing, when
+        building again costs less: most files changed meanwhile (a first index runs
+        beside the start's build), or applying them outran the build's own time."""
+        with self._updating:
+            waiting = sorted(self._waiting or ())
+            self._waiting = set()
+            if not last and len(waiting) > REBUILD_SHARE * max(files, 1):
+                return False
+            try:
+                if not self._apply(graph, waiting, budget_s=None if last else build_s):
+                    return False
+            except Exception:  # noqa: BLE001 - the graph stands; these files lag
+                log.exception("graph: %d files changed during the build not applied",
+                              len(waiting))
+            self._waiting = None
+            with self.lock:
+                self.graph = graph
+                self._built.set()
+            return True
 
     def _give_up(self, error: str) -> None:
         """A build that failed or was stopped: queries say why (the next build reads

@@ -140,3 +140,32 @@ def test_a_save_during_a_rebuild_after_a_mass_change_is_searchable_and_applied(
     callers = {(i["path"], i.get("symbol")) for i in impact["affected"]}
     assert ("cli.py", "saved_during_rebuild") in callers, impact["affected"]
     assert "graph rebuild" in d.output()
+
+
+def test_most_files_changed_during_the_build_builds_again_rather_than_replaying(
+        git_repo, daemon, tmp_path):
+    git_repo.write("m0.py", "def helper_0(x):\n    return x\n")
+    for i in range(1, 4):
+        git_repo.write(f"m{i}.py", f"from m0 import helper_0\n\n\n"
+                                   f"def helper_{i}(x):\n    return helper_0(x) + {i}\n")
+    git_repo.commit()
+    settings_with_realm("work", git_repo.path)
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    (hooks / "sitecustomize.py").write_text(GATE)
+    gate = tmp_path / "graph-gate"
+    d = daemon(extra_env={"PYTHONPATH": str(hooks), "INDEXD_TEST_GRAPH_GATE": str(gate)})
+    try:
+        wait_until(lambda: gate.with_suffix(".waiting").exists(), timeout=60,
+                   what="the start's graph build to reach the gate")
+        # The start's build read the store before the first index wrote it: every
+        # file waits for it, more than half of what it read.
+        wait_until(lambda: d.call("status")["graph"]["changes_waiting"] >= 4, timeout=60,
+                   what="the first index's files to wait for the graph")
+    finally:
+        gate.touch()
+    wait_until(lambda: d.call("status")["graph"]["ready"], timeout=60, what="the graph")
+    assert "files changed during the build cost more to apply than building again" in d.output()
+    callers = {(i["path"], i.get("symbol"))
+               for i in d.call("impact", target="m0.py::helper_0")["affected"]}
+    assert {("m1.py", "helper_1"), ("m2.py", "helper_2"), ("m3.py", "helper_3")} <= callers
