@@ -67,10 +67,10 @@ def read_texts(root: Path) -> dict[str, str]:
 
 def _fix_ref_codes() -> None:
     # FileFacts pack ref kinds as process-local codes assigned on first use
-    # (indexd.graph.model._ref_code); facts parsed in forked workers come back
+    # (indexd.graph.model.ref_code); facts parsed in forked workers come back
     # with codes the parent reads as other kinds (0 calls/references edges on the
     # stdlib). Registering every kind before the fork gives all processes one table.
-    from indexd.graph.model import _ref_code
+    from indexd.graph.model import ref_code
 
     for kind in ("import", "import_from", "import_default", "call", "attribute", "type",
                  "config", "mod", "code_span", "import_alias", "bind_call", "bind_type",
@@ -78,7 +78,7 @@ def _fix_ref_codes() -> None:
                  "bind_name", "bind_param", "return_value", "yields",
                  "bind_passes", "iterates", "enters", "builtin_of", "bind_with", "bind_awith",
                  "bind_cast", "attr_store"):
-        _ref_code(kind)
+        ref_code(kind)
 
 
 def build_graph(processes: int):

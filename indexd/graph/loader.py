@@ -16,7 +16,7 @@ import tomllib
 from collections import defaultdict
 from pathlib import Path, PurePosixPath
 
-from .model import Def, FileFacts, LinkFact, Ref
+from .model import Def, FileFacts, LinkFact, Ref, ref_code
 
 _INTS: dict[int, int] = {}
 
@@ -120,37 +120,81 @@ def load_facts(store, realm: str | None = None, where: str | None = None,
 def _add_links(facts: dict[tuple, FileFacts], batches) -> None:
     """Links and references of the ``links`` table onto their files' facts.
 
-    Streamed a batch at a time; references are gathered per file in plain
-    lists, ordered by line (stably, as stored) and packed column-wise. Reading
-    the whole table into Arrow and sorting it there was +390 MB at the peak
-    of a stdlib build; this is a small fraction of that (docs/benchmarks.md).
+    Streamed a batch at a time (reading the whole table into Arrow and sorting
+    it there was +390 MB at the peak of a stdlib build). Each string column is
+    dictionary-encoded per batch and its values interned once, so a row costs
+    integer ids in numpy arrays rather than Python work (the loop per row was
+    2.7 s of a stdlib build's store read); references are then ordered by file
+    and line (stably, as stored) and packed column-wise per file.
     """
-    groups: dict[tuple, tuple[list, list, list, list, list]] = {}
+    import numpy as np
+
+    strings = _Interned()
+    parts: dict[str, list] = {c: [] for c in LINK_COLUMNS}
     for batch in batches:
-        cols = batch.to_pydict()
-        for realm, repo, path, line, kind, target, scope, module, broken, how in zip(
-                *(cols[c] for c in LINK_COLUMNS)):
-            key = (realm, repo, path)
-            f = facts.get(key)
-            if f is None:
-                continue
-            if how == "link":
-                f.links.append(LinkFact(kind, target, line, bool(broken)))
-                continue
-            g = groups.get(key)
-            if g is None:
-                g = groups[key] = ([], [], [], [], [])
-            # Interned: half a million references repeat a few thousand names.
-            g[0].append(kind)
-            g[1].append(_intern(target))
-            g[2].append(_intern(module))
-            g[3].append(line)
-            g[4].append(_intern(scope))
-    for key, (kinds, names, modules, lines, scopes) in groups.items():
-        order = sorted(range(len(lines)), key=lines.__getitem__)
-        facts[key].set_refs([kinds[i] for i in order], [names[i] for i in order],
-                            [modules[i] for i in order], [lines[i] for i in order],
-                            [scopes[i] for i in order])
+        for c in LINK_COLUMNS:
+            column = batch.column(c)
+            if c in ("line", "broken"):
+                parts[c].append(column.to_numpy(zero_copy_only=False))
+            else:
+                parts[c].append(strings.ids(column))
+    if not parts["line"]:
+        return
+    col = {c: np.concatenate(v) for c, v in parts.items()}
+    del parts
+    values = np.array(strings.values, dtype=object)
+    is_link = col["how"] == strings.id_of("link")
+    for i in np.flatnonzero(is_link).tolist():
+        f = facts.get((values[col["realm"][i]], values[col["repo"][i]], values[col["path"][i]]))
+        if f is not None:
+            f.links.append(LinkFact(values[col["kind"][i]], values[col["target"][i]],
+                                    int(col["line"][i]), bool(col["broken"][i])))
+    refs = np.flatnonzero(~is_link)
+    # one integer per file: (realm, repo, path) ids combined
+    n = len(strings.values)
+    file_id = (col["realm"][refs] * n + col["repo"][refs]) * n + col["path"][refs]
+    order = refs[np.lexsort((col["line"][refs], file_id))]     # stable: stored order kept
+    codes = np.zeros(len(values), dtype=np.uint8)     # kind id -> its packed reference code
+    for k in np.unique(col["kind"][refs]).tolist():
+        codes[k] = ref_code(values[k])
+    file_sorted = np.sort(file_id, kind="stable")
+    bounds = np.flatnonzero(np.diff(file_sorted)) + 1
+    for run in np.split(order, bounds):
+        if not len(run):
+            continue
+        first = run[0]
+        f = facts.get((values[col["realm"][first]], values[col["repo"][first]],
+                       values[col["path"][first]]))
+        if f is None:
+            continue
+        f.set_refs(codes[col["kind"][run]].tobytes(), values[col["target"][run]].tolist(),
+                   values[col["module"][run]].tolist(), col["line"][run].tolist(),
+                   values[col["scope"][run]].tolist())
+
+
+class _Interned:
+    """String values -> small integer ids, each value interned once (half a million
+    references repeat a few thousand names)."""
+
+    def __init__(self):
+        self.values: list = []
+        self._ids: dict = {}
+
+    def id_of(self, value) -> int:
+        got = self._ids.get(value)
+        if got is None:
+            got = self._ids[value] = len(self.values)
+            self.values.append(_intern(value))
+        return got
+
+    def ids(self, column):
+        """numpy ids of an Arrow string column's values (None included)."""
+        import numpy as np
+
+        encoded = column.dictionary_encode(null_encoding="encode")
+        mapping = np.array([self.id_of(v) for v in encoded.dictionary.to_pylist()],
+                           dtype=np.int64)
+        return mapping[encoded.indices.to_numpy(zero_copy_only=False)]
 
 
 def _release_arrow() -> None:

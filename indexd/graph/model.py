@@ -51,7 +51,7 @@ _REF_KINDS: list[str] = []          # ref kind code -> kind (grows as parsers ad
 _REF_CODES: dict[str, int] = {}
 
 
-def _ref_code(kind: str) -> int:
+def ref_code(kind: str) -> int:
     code = _REF_CODES.get(kind)
     if code is None:
         code = _REF_CODES[kind] = len(_REF_KINDS)
@@ -93,8 +93,9 @@ class FileFacts:
                       [r[3] for r in refs], [r[4] for r in refs])
 
     def set_refs(self, kinds, names, modules, lines, scopes) -> None:
-        """Pack parallel columns (kind, name, module, line, scope) of references."""
-        self._kinds = bytes(_ref_code(k) for k in kinds)
+        """Pack parallel columns (kind, name, module, line, scope) of references;
+        ``kinds`` as names, or as bytes of ``ref_code``s already."""
+        self._kinds = kinds if isinstance(kinds, bytes) else bytes(ref_code(k) for k in kinds)
         self._names = tuple(names)
         self._modules = tuple(modules) if any(m is not None for m in modules) else None
         self._lines = array("i", lines)
