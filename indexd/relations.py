@@ -70,10 +70,15 @@ class Relations:
         applied to the graph when it is ready. ``join`` waits for it."""
         thread = threading.Thread(target=self.build, args=(replace,), name="indexd-graph",
                                   daemon=True)
-        with self._updating:
-            self._waiting = self._waiting if self._waiting is not None else set()
+        self.expect_build()
         self._threads = [t for t in self._threads if t.is_alive()] + [thread]
         thread.start()
+
+    def expect_build(self) -> None:
+        """From now on files_changed keeps the changed files for the build to come
+        (called before the writer's next batch; the build itself may start later)."""
+        with self._updating:
+            self._waiting = self._waiting if self._waiting is not None else set()
 
     def join(self, timeout: float | None = None) -> None:
         for thread in self._threads:
