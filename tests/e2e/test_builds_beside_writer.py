@@ -44,6 +44,19 @@ GATE = textwrap.dedent("""
 """)
 
 
+def _gated_daemon(daemon, tmp_path, what: str = "graph", open_at_start: bool = False):
+    """The daemon with its ``what`` build ("graph" or "text_index") held at a gate
+    file until the test creates it; (daemon, gate path)."""
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    (hooks / "sitecustomize.py").write_text(GATE)
+    gate = tmp_path / f"{what}-gate"
+    if open_at_start:
+        gate.touch()
+    return daemon(extra_env={"PYTHONPATH": str(hooks), "INDEXD_TEST_GRAPH_GATE": str(gate),
+                             "INDEXD_TEST_GATE_WHAT": what}), gate
+
+
 def _found(d, symbol: str) -> bool:
     return any(h["symbol"] == symbol
                for h in d.call("search", query=symbol, mode="keyword")["results"])
@@ -56,11 +69,7 @@ def test_a_save_during_the_start_graph_build_is_searchable_and_the_graph_learns_
                              "def load():\n    return parse_settings('a b')\n")
     git_repo.commit()
     settings_with_realm("work", git_repo.path)
-    hooks = tmp_path / "hooks"
-    hooks.mkdir()
-    (hooks / "sitecustomize.py").write_text(GATE)
-    gate = tmp_path / "graph-gate"
-    d = daemon(extra_env={"PYTHONPATH": str(hooks), "INDEXD_TEST_GRAPH_GATE": str(gate)})
+    d, gate = _gated_daemon(daemon, tmp_path)
     try:
         _saved_while_held(git_repo, d, gate)
     finally:
@@ -75,14 +84,19 @@ def test_a_save_during_the_start_graph_build_is_searchable_and_the_graph_learns_
     assert ("app.py", "load") in callers
 
 
-def _saved_while_held(git_repo, d, gate) -> None:
+def _save_a_caller_while_held(git_repo, d, gate, name: str) -> None:
+    """Once a build waits at the gate, save cli.py calling parse_settings from
+    ``name``, and wait until it is searchable."""
     wait_until(lambda: gate.with_suffix(".waiting").exists(), timeout=60,
-               what="the start's graph build to reach the gate")
-    git_repo.write("cli.py", "from core import parse_settings\n\n\n"
-                             "def saved_while_graph_builds():\n"
-                             "    return parse_settings('x')\n")
-    wait_until(lambda: _found(d, "saved_while_graph_builds"), timeout=60,
+               what="the graph build to reach the gate")
+    git_repo.write("cli.py", f"from core import parse_settings\n\n\n"
+                             f"def {name}():\n    return parse_settings('x')\n")
+    wait_until(lambda: _found(d, name), timeout=60,
                what="the file saved during the graph build to be searchable")
+
+
+def _saved_while_held(git_repo, d, gate) -> None:
+    _save_a_caller_while_held(git_repo, d, gate, "saved_while_graph_builds")
     # Searchable comes before the batch's graph step: wait for that step to queue it.
     graph = wait_until(lambda: (g := d.call("status")["graph"])["changes_waiting"] and g,
                        timeout=60, what="the batch's files to wait for the graph")
@@ -117,12 +131,7 @@ def test_a_save_during_a_rebuild_after_a_mass_change_is_searchable_and_applied(
     git_repo.write("core.py", "def parse_settings(text):\n    return text.split()\n")
     git_repo.commit()
     settings_with_realm("work", git_repo.path)
-    hooks = tmp_path / "hooks"
-    hooks.mkdir()
-    (hooks / "sitecustomize.py").write_text(GATE)
-    gate = tmp_path / "graph-gate"
-    gate.touch()        # the start's build goes through
-    d = daemon(extra_env={"PYTHONPATH": str(hooks), "INDEXD_TEST_GRAPH_GATE": str(gate)})
+    d, gate = _gated_daemon(daemon, tmp_path, open_at_start=True)   # the start's build passes
     d.call("status", sync=True, timeout=120)
     wait_until(lambda: d.call("status")["graph"]["ready"], timeout=60, what="the first graph")
     gate.unlink()
@@ -130,13 +139,7 @@ def test_a_save_during_a_rebuild_after_a_mass_change_is_searchable_and_applied(
         for i in range(4):
             git_repo.write(f"m{i}.py", f"def helper_{i}(x):\n    return x * {i}\n")
         git_repo.write("core.py", "def parse_settings(text):\n    return text.split(',')\n")
-        wait_until(lambda: gate.with_suffix(".waiting").exists(), timeout=60,
-                   what="the mass change's rebuild to reach the gate")
-        git_repo.write("cli.py", "from core import parse_settings\n\n\n"
-                                 "def saved_during_rebuild():\n"
-                                 "    return parse_settings('x')\n")
-        wait_until(lambda: _found(d, "saved_during_rebuild"), timeout=60,
-                   what="the file saved during the rebuild to be searchable")
+        _save_a_caller_while_held(git_repo, d, gate, "saved_during_rebuild")
         assert d.call("status")["graph"]["building"] is True
     finally:
         gate.touch()
@@ -155,11 +158,7 @@ def test_most_files_changed_during_the_build_builds_again_rather_than_replaying(
                                    f"def helper_{i}(x):\n    return helper_0(x) + {i}\n")
     git_repo.commit()
     settings_with_realm("work", git_repo.path)
-    hooks = tmp_path / "hooks"
-    hooks.mkdir()
-    (hooks / "sitecustomize.py").write_text(GATE)
-    gate = tmp_path / "graph-gate"
-    d = daemon(extra_env={"PYTHONPATH": str(hooks), "INDEXD_TEST_GRAPH_GATE": str(gate)})
+    d, gate = _gated_daemon(daemon, tmp_path)
     try:
         wait_until(lambda: gate.with_suffix(".waiting").exists(), timeout=60,
                    what="the start's graph build to reach the gate")
@@ -181,12 +180,7 @@ def test_a_save_during_the_start_keyword_index_build_is_searchable(git_repo, dae
     git_repo.write("core.py", "def parse_settings(text):\n    return text.split()\n")
     git_repo.commit()
     settings_with_realm("work", git_repo.path)
-    hooks = tmp_path / "hooks"
-    hooks.mkdir()
-    (hooks / "sitecustomize.py").write_text(GATE)
-    gate = tmp_path / "index-gate"
-    d = daemon(extra_env={"PYTHONPATH": str(hooks), "INDEXD_TEST_GRAPH_GATE": str(gate),
-                          "INDEXD_TEST_GATE_WHAT": "text_index"})
+    d, gate = _gated_daemon(daemon, tmp_path, what="text_index")
     try:
         wait_until(lambda: gate.with_suffix(".waiting").exists(), timeout=60,
                    what="the keyword index build to reach the gate")
