@@ -36,7 +36,7 @@ from .batch_timing import BatchTiming, with_embedded
 from .enrich.worker import PENDING_TTL_S, Enricher
 from .memory import GcPauses, freeze_heap, refreeze, rss_bytes, trim
 from .owners import Owners
-from .relations import Relations
+from .relations import REBUILD_SHARE, Relations
 from .server.methods import repo_status
 from .store import Store
 from .watch.debounce import Debouncer
@@ -49,8 +49,7 @@ RECONCILE_EVERY_S = 600        # safety net even when watching works
 BATCH_MAX = 2000
 TRIM_AFTER_FILES = 100         # batches this big give their heap back (memory.trim)
 FTS_AFTER_FILES = 100          # batches this big check the table's full-text index (saves do not)
-GRAPH_MIN_BUDGET_S = 2.0       # incremental graph updates may take this long at least...
-GRAPH_REBUILD_SHARE = 0.5      # ...and a batch changing over half the files rebuilds at once
+GRAPH_MIN_BUDGET_S = 2.0       # incremental graph updates may take this long at least
 PRIORITY_EMBED_MAX = 50       # files of a small batch jump the embedding queue
 SAVE_MAX_FILES = 8            # this few files pending: a save, debounced by save_debounce_ms
 COOKIE_WAIT_S = 3.0           # a repo's watch silent this long with its sync cookie unseen: reconcile
@@ -570,7 +569,7 @@ class Engine:
                 return
             # Incremental while it costs less than a rebuild would (its last time).
             budget = max(GRAPH_MIN_BUDGET_S, self.relations.build_s or 0.0)
-            whole = graph is not None and len(changed) > GRAPH_REBUILD_SHARE * len(graph.facts)
+            whole = graph is not None and len(changed) > REBUILD_SHARE * len(graph.facts)
             if whole or not self.relations.files_changed(changed, budget_s=budget):
                 log.info("graph rebuild changed=%d reason=%s", len(changed),
                          "most files changed" if whole else f"incremental over {budget:.1f}s")

@@ -28,7 +28,7 @@ from .memory import trim
 log = logging.getLogger(__name__)
 
 REBUILD_WAIT_S = 60    # a query during a rebuild waits this long for the new graph
-REBUILD_SHARE = 0.5    # files changed during a build past this share of it: build again
+REBUILD_SHARE = 0.5    # files changed in one batch, or during a build, past this share: rebuild
 REBUILDS_AT_MOST = 3   # ...that many times at most, then apply them whatever it costs
 EDGE_KINDS = ("imports", "references", "calls", "tests", "documents", "config", "co_change",
               "package", "import_time")
@@ -84,10 +84,6 @@ class Relations:
         for thread in self._threads:
             thread.join(timeout)
 
-    @property
-    def building(self) -> bool:
-        return self._waiting is not None
-
     def build(self, replace: bool = False) -> None:
         """Full build from the store (at start; seconds on the stdlib).
 
@@ -102,9 +98,7 @@ class Relations:
 
     def _build(self, replace: bool) -> None:
         t0 = time.monotonic()
-        with self._updating:
-            if self._waiting is None:
-                self._waiting = set()
+        self.expect_build()
         if replace:
             with self.lock:
                 self._built.clear()

@@ -150,16 +150,15 @@ def _add_links(facts: dict[tuple, FileFacts], batches) -> None:
             f.links.append(LinkFact(values[col["kind"][i]], values[col["target"][i]],
                                     int(col["line"][i]), bool(col["broken"][i])))
     refs = np.flatnonzero(~is_link)
-    # one integer per file: (realm, repo, path) ids combined
-    n = len(strings.values)
-    file_id = (col["realm"][refs] * n + col["repo"][refs]) * n + col["path"][refs]
-    order = refs[np.lexsort((col["line"][refs], file_id))]     # stable: stored order kept
+    # by file (realm, repo, path ids), then line; lexsort is stable: stored order kept
+    order = refs[np.lexsort(tuple(col[c][refs] for c in ("line", "path", "repo", "realm")))]
     codes = np.zeros(len(values), dtype=np.uint8)     # kind id -> its packed reference code
     for k in np.unique(col["kind"][refs]).tolist():
         codes[k] = ref_code(values[k])
-    file_sorted = np.sort(file_id, kind="stable")
-    bounds = np.flatnonzero(np.diff(file_sorted)) + 1
-    for run in np.split(order, bounds):
+    new_file = np.zeros(max(len(order) - 1, 0), dtype=bool)
+    for c in ("realm", "repo", "path"):
+        new_file |= np.diff(col[c][order]) != 0
+    for run in np.split(order, np.flatnonzero(new_file) + 1):
         if not len(run):
             continue
         first = run[0]

@@ -142,3 +142,39 @@ def test_load_facts_from_store(tree, make_store, indexd_home):
     loaded = Graph().build(load_facts(store))
     direct = build("r", repo)
     assert {e[:9] for e in loaded.edges()} == {e[:9] for e in direct.edges()}
+
+
+def test_load_facts_keeps_each_files_references_and_links_apart(tree, make_store, indexd_home):
+    """Two repos with the same paths, a markdown file with links, written in two
+    store writes interleaving the repos: every file's references (in line order),
+    links and definitions read back are the ones its own parse made."""
+    from indexd.config import load_settings
+    from indexd.model import FileRecord
+    from indexd.parse import parse_source
+    from indexd.store.lance import FileWrite
+    from indexd.store.rows import entry_rows, link_rows
+
+    files = FILES | {"README.md": "# Proj\n\nSee [db](app/db.py) and [gone](missing.md).\n"}
+    repos = [tree("one", files), tree("two", files | {"app/db.py": FILES["app/service.py"]})]
+    store = make_store(load_settings())
+    direct = {}
+    for batch in (list(files)[::2], list(files)[1::2]):
+        writes = []
+        for rel in batch:
+            for repo in repos:
+                f = parse_file("r", repo, rel)
+                direct[f.key] = f
+                text = (repo / rel).read_text()
+                rec = FileRecord(realm="r", repo=repo.as_posix(), path=rel, language=f.lang)
+                result = parse_source(rel, text, f.lang, exists=lambda p, r=repo: (r / p).exists())
+                writes.append(FileWrite(rec, entry_rows(rec, result, text), link_rows(rec, result)))
+        store.write(writes)
+    loaded = {f.key: f for f in load_facts(store)}
+    assert set(loaded) == set(direct)
+    for key, f in direct.items():
+        got = loaded[key]
+        assert sorted(got.refs, key=lambda r: r.line) == sorted(f.refs, key=lambda r: r.line), key
+        assert [r.line for r in got.refs] == sorted(r.line for r in got.refs)
+        assert sorted(got.links) == sorted(f.links), key
+        assert [(d.kind, d.qualname) for d in got.defs] == [(d.kind, d.qualname) for d in f.defs]
+    assert any(ln.broken for ln in loaded[("r", repos[0].as_posix(), "README.md")].links)
