@@ -674,7 +674,7 @@ def purge_unknown_repos(settings, store) -> list[tuple[str, str]]:
     """Delete the rows of every repo no realm names (removed by `indexctl realm remove` or
     from config.toml, with or without a daemon running): no ghost rows in search."""
     wanted = set(settings.realm_repos(None))
-    gone = sorted(store.stored_repos() - wanted)
+    gone = sorted(store.stored_repos(besides=wanted))
     for realm, repo in gone:
         store.delete_repo(realm, repo)
         log.info("repo removed realm=%s repo=%s: its rows left the index", realm, repo)

@@ -432,12 +432,18 @@ class Store:
             self._hot("vector_index", "delete_files", chunk)
             self._drop_origins(chunk)
 
-    def stored_repos(self) -> set[tuple[str, str]]:
-        """Every (realm, repo) that has rows in files, entries or links."""
+    def stored_repos(self, besides=()) -> set[tuple[str, str]]:
+        """Every (realm, repo) that has rows in files, entries or links, but those in
+        ``besides``: filtered inside the scan, since reading the two columns of every
+        row took 0.7 s on the stdlib copy (a million links) and ~4 s of the daemon's
+        first batch while the warm-up read the store too; filtered, 0.07 s."""
         out: set[tuple[str, str]] = set()
+        where = " OR ".join(f"(realm = {_sql(realm)} AND repo = {_sql(repo)})"
+                            for realm, repo in sorted(besides))
+        where = f"NOT ({where})" if where else None
         with self.lock.read():
             for table in (self.files, self.entries, self.links):
-                pairs = self._scan(table, None, ["realm", "repo"])
+                pairs = self._scan(table, where, ["realm", "repo"])
                 if len(pairs):
                     out |= set(zip(pairs.column("realm").to_pylist(),
                                    pairs.column("repo").to_pylist()))
