@@ -330,9 +330,8 @@ class Store:
 
     # -- the hot keyword and vector indexes ---------------------------------
     def build_text_index(self, stop=None) -> int:
-        """Build the daemon's keyword index from the entries table (at start, beside
-        the writer's batches, whose writes wait in the index's build window;
-        searches use it once built).
+        """Build the daemon's keyword index from the entries table (the writer
+        calls this before its first batch; searches use it once built).
         ``stop``: asked per batch read; true raises errors.Stopping."""
         from .text_index import COLUMNS, TextIndex
 

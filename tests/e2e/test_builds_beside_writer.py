@@ -1,4 +1,4 @@
-"""A save made while the daemon builds its graph or hot index is searchable at once.
+"""A save made while the daemon builds its graph is searchable at once.
 
 As a user hit it: started on the stdlib copy, the daemon built its relationship
 graph for 31-43 s on the single writer thread, and a file saved meanwhile
@@ -24,12 +24,8 @@ GATE = textwrap.dedent("""
 
     _gate = os.environ.get("INDEXD_TEST_GRAPH_GATE")
     if _gate:
-        if os.environ.get("INDEXD_TEST_GATE_WHAT") == "text_index":
-            import indexd.store.text_index as _module
-            _owner = _module.TextIndex
-        else:
-            import indexd.graph.graph as _module
-            _owner = _module.Graph
+        import indexd.graph.graph as _module
+        _owner = _module.Graph
 
         _build = _owner.build
 
@@ -44,17 +40,16 @@ GATE = textwrap.dedent("""
 """)
 
 
-def _gated_daemon(daemon, tmp_path, what: str = "graph", open_at_start: bool = False):
-    """The daemon with its ``what`` build ("graph" or "text_index") held at a gate
-    file until the test creates it; (daemon, gate path)."""
+def _gated_daemon(daemon, tmp_path, open_at_start: bool = False):
+    """The daemon with its graph builds held at a gate file until the test creates
+    it; (daemon, gate path)."""
     hooks = tmp_path / "hooks"
     hooks.mkdir()
     (hooks / "sitecustomize.py").write_text(GATE)
-    gate = tmp_path / f"{what}-gate"
+    gate = tmp_path / "graph-gate"
     if open_at_start:
         gate.touch()
-    return daemon(extra_env={"PYTHONPATH": str(hooks), "INDEXD_TEST_GRAPH_GATE": str(gate),
-                             "INDEXD_TEST_GATE_WHAT": what}), gate
+    return daemon(extra_env={"PYTHONPATH": str(hooks), "INDEXD_TEST_GRAPH_GATE": str(gate)}), gate
 
 
 def _found(d, symbol: str) -> bool:
@@ -174,25 +169,3 @@ def test_most_files_changed_during_the_build_builds_again_rather_than_replaying(
                for i in d.call("impact", target="m0.py::helper_0")["affected"]}
     assert {("m1.py", "helper_1"), ("m2.py", "helper_2"), ("m3.py", "helper_3")} <= callers
 
-
-def test_a_save_during_the_start_keyword_index_build_is_searchable(git_repo, daemon, tmp_path):
-    # The hot keyword index (5-10 s on the stdlib copy) was built on the writer too.
-    git_repo.write("core.py", "def parse_settings(text):\n    return text.split()\n")
-    git_repo.commit()
-    settings_with_realm("work", git_repo.path)
-    d, gate = _gated_daemon(daemon, tmp_path, what="text_index")
-    try:
-        wait_until(lambda: gate.with_suffix(".waiting").exists(), timeout=60,
-                   what="the keyword index build to reach the gate")
-        git_repo.write("cli.py", "def saved_while_the_index_builds():\n    return 1\n")
-        # answered by the table's own full-text index meanwhile
-        wait_until(lambda: _found(d, "saved_while_the_index_builds"), timeout=60,
-                   what="the file saved during the index build to be searchable")
-        assert d.call("status")["keyword_index"]["hot"] is False
-    finally:
-        gate.touch()
-    wait_until(lambda: d.call("status")["keyword_index"]["hot"], timeout=60,
-               what="the hot keyword index")
-    # The write reached the index while it built: queued, then replayed into it.
-    assert _found(d, "saved_while_the_index_builds") and _found(d, "parse_settings")
-    wait_until(lambda: d.call("status")["graph"]["ready"], timeout=60, what="the graph")
