@@ -553,11 +553,11 @@ class Engine:
         if after_rescan:
             self.owners.wake()   # HEAD may have moved: the owners thread re-blames changed blobs
         try:
-            # A rebuild runs beside the writer, as the start's build does: the saves
-            # made meanwhile are indexed at once and applied to the new graph.
+            # A rebuild runs on the writer: beside it, `status sync` returned before the
+            # rebuild's co-change edges were back (test_impact_daemon, CI 2026-12-06).
             if rebuild:     # a repo left: its facts must leave the warm graph too
                 log.info("graph rebuild reason=repo removed")
-                self.relations.build_in_background(replace=True)
+                self.relations.build(replace=True)
                 return
             # Incremental while it costs less than a rebuild would (its last time).
             budget = max(GRAPH_MIN_BUDGET_S, self.relations.build_s or 0.0)
@@ -565,7 +565,8 @@ class Engine:
             if whole or not self.relations.files_changed(changed, budget_s=budget):
                 log.info("graph rebuild changed=%d reason=%s", len(changed),
                          "most files changed" if whole else f"incremental over {budget:.1f}s")
-                self.relations.build_in_background(replace=True)
+                self.relations.build(replace=True)
+                trim()
             elif after_rescan:
                 self.relations.refresh_cochange()
         except Exception:  # noqa: BLE001 - the index is fine; the graph catches up

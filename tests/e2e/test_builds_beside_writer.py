@@ -117,34 +117,6 @@ def test_a_save_after_the_build_is_applied_directly(git_repo, daemon):
     assert d.call("status")["graph"]["building"] is False
 
 
-def test_a_save_during_a_rebuild_after_a_mass_change_is_searchable_and_applied(
-        git_repo, daemon, tmp_path):
-    # A branch switch that changes most files rebuilds the graph (over half of them
-    # in one batch); that rebuild ran on the writer too, holding back every save.
-    for i in range(4):
-        git_repo.write(f"m{i}.py", f"def helper_{i}(x):\n    return x + {i}\n")
-    git_repo.write("core.py", "def parse_settings(text):\n    return text.split()\n")
-    git_repo.commit()
-    settings_with_realm("work", git_repo.path)
-    d, gate = _gated_daemon(daemon, tmp_path, open_at_start=True)   # the start's build passes
-    d.call("status", sync=True, timeout=120)
-    wait_until(lambda: d.call("status")["graph"]["ready"], timeout=60, what="the first graph")
-    gate.unlink()
-    try:
-        for i in range(4):
-            git_repo.write(f"m{i}.py", f"def helper_{i}(x):\n    return x * {i}\n")
-        git_repo.write("core.py", "def parse_settings(text):\n    return text.split(',')\n")
-        _save_a_caller_while_held(git_repo, d, gate, "saved_during_rebuild")
-        assert d.call("status")["graph"]["building"] is True
-    finally:
-        gate.touch()
-    wait_until(lambda: d.call("status")["graph"]["ready"], timeout=60, what="the rebuilt graph")
-    impact = d.call("impact", target="core.py::parse_settings")
-    callers = {(i["path"], i.get("symbol")) for i in impact["affected"]}
-    assert ("cli.py", "saved_during_rebuild") in callers, impact["affected"]
-    assert "graph rebuild" in d.output()
-
-
 def test_most_files_changed_during_the_build_builds_again_rather_than_replaying(
         git_repo, daemon, tmp_path):
     git_repo.write("m0.py", "def helper_0(x):\n    return x\n")
