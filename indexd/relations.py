@@ -64,12 +64,11 @@ class Relations:
         self._one_build = threading.Lock()
 
     # -- building ------------------------------------------------------------
-    def build_in_background(self, replace: bool = False) -> None:
-        """A full build (``build``) in its own thread, so the writer indexes saves
-        meanwhile (a stdlib-sized realm builds for 20-40 s); what they change is
+    def build_in_background(self) -> None:
+        """The start's full build (``build``) in its own thread, so the writer indexes
+        saves meanwhile (a stdlib-sized realm builds for 20-40 s); what they change is
         applied to the graph when it is ready. ``join`` waits for it."""
-        thread = threading.Thread(target=self.build, args=(replace,), name="indexd-graph",
-                                  daemon=True)
+        thread = threading.Thread(target=self.build, name="indexd-graph", daemon=True)
         self.expect_build()
         self._threads = [t for t in self._threads if t.is_alive()] + [thread]
         thread.start()
