@@ -137,7 +137,9 @@ def graph_line(graph: dict) -> str:
         return ("graph: building" + (f", {waiting} files indexed meanwhile wait for it"
                                      if waiting else "") + "; impact answers once it is done")
     if graph.get("ready"):
-        return f"graph: {graph.get('edges', 0):,} edges, built in {graph.get('build_s') or 0:.1f} s"
+        how = (f"read from its snapshot ({graph.get('snapshot_changes') or 0} files changed since)"
+               if graph.get("source") == "snapshot" else "built")
+        return f"graph: {graph.get('edges', 0):,} edges, {how} in {graph.get('build_s') or 0:.1f} s"
     if graph.get("error"):
         return f"graph: not built ({graph['error']})"
     return "graph: not built yet (it starts once the hot indexes are built)" if graph else ""

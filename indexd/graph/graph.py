@@ -125,6 +125,16 @@ class Graph:
         self.unresolved: dict[tuple, dict[tuple, list[tuple]]] = defaultdict(dict)
         self.recomputed = 0   # files whose edges were (re)computed, for tests and stats
 
+    def __getstate__(self) -> dict:
+        # what a snapshot keeps (graph/snapshot.py): not the built incoming lists
+        state = dict(self.__dict__)
+        state["in_cache"] = None
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.in_cache = EdgeListCache(self.incoming_cache_edges)
+
     # -- building ----------------------------------------------------------
     def build(self, facts: list[FileFacts], cochange_edges: list[Edge] = (),
               stop: Callable[[], bool] | None = None) -> Graph:

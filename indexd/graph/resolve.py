@@ -65,6 +65,12 @@ class RealmIndex:
         for f in facts:
             self.add(f)
 
+    def __getstate__(self) -> dict:
+        # a snapshot (graph/snapshot.py) keeps what exists, not the memos made from it
+        state = dict(self.__dict__)
+        state["memo"], state["binds"], state["held"] = {}, OrderedDict(), {}
+        return state
+
     # -- maintenance -------------------------------------------------------
     def add(self, f: FileFacts) -> None:
         self.memo.clear()
