@@ -537,6 +537,9 @@ class Engine:
                                              keep_model=later.model_id if later is not None else None)
             self.store.ensure_fts()
             self.store.ensure_key_indexes()   # a purge's rewrite dropped them
+            # the graph's snapshot holds deleted files' names until rewritten: at most an
+            # upkeep later than the store's old versions (docs/reliability.md)
+            self.relations.save_snapshot()
             self._stats_cache = None
             refreeze()   # cycles among frozen objects are collected here, once
         except Exception as exc:  # noqa: BLE001 - upkeep retries next time
@@ -547,7 +550,9 @@ class Engine:
         return {"purged": purge, "cache_dropped": dropped, "seconds": round(time.monotonic() - t0, 2)}
 
     def purge(self) -> dict:
-        """Remove every old version now (deleted files' bytes leave the disk)."""
+        """Remove every old version now (deleted files' bytes leave the disk), and the
+        graph's snapshot, which may hold them too."""
+        self.relations.purge_snapshot()
         return self._maybe_upkeep(force=True, purge=True)
 
     def _update_graph(self, report, after_rescan: bool, rebuild: bool = False) -> None:

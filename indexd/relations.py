@@ -119,13 +119,13 @@ class Relations:
                 facts = load_facts(self.store)
                 graph, budget_s = (None, None) if replace or attempt > 1 else \
                     self._from_snapshot(facts)
-                if graph is None:
+                built = graph is None
+                if built:
                     graph = Graph().build(facts, stop=self.should_stop)
                     budget_s = time.monotonic() - t_read
                     self.source, self.snapshot_changes = "build", 0
-                    self._save_snapshot(graph, budget_s)
                 if self._publish(graph, len(facts), budget_s,
-                                 last=attempt == REBUILDS_AT_MOST):
+                                 last=attempt == REBUILDS_AT_MOST, save=built):
                     break
                 graph = facts = None    # not two graphs at once
                 log.info("graph rebuild reason=files changed %s cost more to apply than "
@@ -170,8 +170,8 @@ class Relations:
         return graph, max(float(header.get("build_s") or 0), 1.0)
 
     def _save_snapshot(self, graph: Graph, build_s: float) -> None:
-        """Keep a fresh build for the next start (before it is published: no other
-        thread reads or changes it yet). A ~0.7 s write on the stdlib."""
+        """Keep the graph for the next start (~0.7 s on the stdlib). The caller holds
+        ``_updating``, and no query or update may touch ``graph`` meanwhile."""
         t0 = time.monotonic()
         if snapshot.save(graph, self.store.path, build_s) is not None:
             self._snapshot_build_s = build_s
@@ -187,7 +187,16 @@ class Relations:
             with self.lock:
                 self._save_snapshot(self.graph, self._snapshot_build_s or self.build_s or 0.0)
 
-    def _publish(self, graph: Graph, files: int, build_s: float, last: bool) -> bool:
+    def purge_snapshot(self) -> None:
+        """``purge``: the snapshot may hold what the purge removes from the store (a
+        deleted file's names); gone now, the stop writes the graph as it is then."""
+        with self._updating:
+            snapshot.discard(self.store.path)
+            if self.graph is not None:
+                self._unsaved = max(self._unsaved, 1)
+
+    def _publish(self, graph: Graph, files: int, build_s: float, last: bool,
+                 save: bool = False) -> bool:
         """Apply the files changed while ``graph`` was built (it may hold their old
         facts, or none) and make it the graph queries see; applied first, or an answer
         would miss them and still say it is complete. False, publishing nothing, when
@@ -204,6 +213,8 @@ class Relations:
             except Exception:  # noqa: BLE001 - the graph stands; these files lag
                 log.exception("graph: %d files changed during the build not applied",
                               len(waiting))
+            if save:   # a new build, kept for the next start (not yet seen by queries)
+                self._save_snapshot(graph, build_s)
             self._waiting = None
             with self.lock:
                 self.graph = graph

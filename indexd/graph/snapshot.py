@@ -119,6 +119,13 @@ def save(graph: Graph, store_dir: Path, build_s: float) -> Path | None:
         return None
 
 
+def discard(store_dir: Path) -> None:
+    try:
+        (Path(store_dir) / NAME).unlink(missing_ok=True)
+    except OSError as exc:
+        log.warning("graph snapshot not removed: %s", exc)
+
+
 def load(store_dir: Path) -> tuple[Graph, dict] | None:
     """(graph, header) from the store's snapshot, or None: none there, or refused
     (the reason logged)."""

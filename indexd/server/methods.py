@@ -396,7 +396,10 @@ class Methods:
     async def purge(self, params, conn) -> dict:
         if self.engine is not None:
             return await asyncio.to_thread(self.engine.purge)
-        # No daemon: nobody else reads this store, so zero retention is safe.
+        # No daemon: nobody else reads this store, so zero retention is safe. The
+        # graph's snapshot may hold deleted files' names: the next start builds.
+        from ..graph import snapshot
+        snapshot.discard(self.store.path)
         self.store.optimize(purge=True)
         self.store.ensure_fts()   # a purge that rewrote entries dropped the index
         return {"purged": True}

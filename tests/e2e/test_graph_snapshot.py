@@ -96,3 +96,20 @@ def test_a_damaged_snapshot_is_said_and_the_graph_is_built(git_repo, daemon):
     d.stop()
     # the build replaced it with a good one
     assert snapshot.load(store_dir) is not None
+
+
+def test_purge_rewrites_the_snapshot_without_a_deleted_files_names(git_repo, daemon):
+    git_repo.write("core.py", "def parse_settings(text):\n    return text.split()\n")
+    git_repo.write("gone.py", "def zq_deleted_helper_name():\n    return 1\n")
+    git_repo.commit()
+    settings_with_realm("work", git_repo.path)
+    store_dir = load_settings().paths.store_dir
+    d = daemon()
+    _ready_graph(d)
+    assert b"zq_deleted_helper_name" in (store_dir / snapshot.NAME).read_bytes()
+    git_repo.rm("gone.py")
+    d.call("status", sync=True, timeout=60)
+    assert d.call("purge")["purged"] is True
+    # written again from the graph as it is now, while the daemon runs
+    data = (store_dir / snapshot.NAME).read_bytes()
+    assert b"parse_settings" in data and b"zq_deleted_helper_name" not in data
