@@ -7,6 +7,8 @@ run measures RSS (after ``malloc_trim``) before and after
 graph holds. ``--top N`` also lists tracemalloc's top allocation sites of the
 built graph (slower: tracing doubles the build time). ``--digest`` prints a
 hash of every edge and of a few query answers, to compare two checkouts.
+Each run also times the restart path that replaces the build: the graph's
+snapshot written and read back, the store's facts read and compared.
 
     INDEXD_HOME=/tmp/gm_home .venv/bin/python bench/graph_memory.py [--runs 3] [--top 15] [--digest]
 """
@@ -45,6 +47,9 @@ def _child(top: int, digest: bool) -> dict:
     before = rss_bytes()
     t0 = time.perf_counter()
     rel = Relations(store, lambda: settings)
+    # the build itself, as before the snapshot: none read, none written (timed below)
+    rel._from_snapshot = lambda facts: (None, None)
+    rel._save_snapshot = lambda graph, build_s: None
     rel.build()
     took = time.perf_counter() - t0
     gc.collect()
@@ -60,6 +65,37 @@ def _child(top: int, digest: bool) -> dict:
         out["traced_mb"] = round(sum(s.size for s in snap.statistics("filename")) / 1e6, 1)
     if digest:
         out["digest"] = _digest(graph)
+    out |= _snapshot_times(graph, store, digest)
+    return out
+
+
+def _snapshot_times(graph, store, digest: bool) -> dict:
+    """What a restart pays instead of the build (graph/snapshot.py): writing the
+    snapshot, reading it back, reading the store's facts and comparing them."""
+    import tempfile
+    import time
+
+    from indexd.graph import snapshot
+    from indexd.graph.loader import load_facts
+
+    with tempfile.TemporaryDirectory() as tmp:
+        t0 = time.perf_counter()
+        snapshot.save(graph, Path(tmp), 0.0)
+        t1 = time.perf_counter()
+        back, _ = snapshot.load(Path(tmp))
+        t2 = time.perf_counter()
+        facts = load_facts(store)
+        t3 = time.perf_counter()
+        changed = snapshot.changed_keys(back, facts)
+        t4 = time.perf_counter()
+        size = (Path(tmp) / snapshot.NAME).stat().st_size
+    out = {"snap_write_s": round(t1 - t0, 2), "snap_read_s": round(t2 - t1, 2),
+           "facts_s": round(t3 - t2, 2), "compare_s": round(t4 - t3, 2),
+           "snap_mb": round(size / 1e6, 1), "snap_changed": len(changed)}
+    if digest:
+        same = {k: v for k, v in _digest(back).items() if k != "per_target"} == \
+            {k: v for k, v in _digest(graph).items() if k != "per_target"}
+        out["snap_same_digest"] = same
     return out
 
 
@@ -120,6 +156,14 @@ def main(argv=None) -> int:
           f"{statistics.median(r['build_s'] for r in plain):>8.2f} "
           f"{statistics.median(r['rss_mb'] for r in plain):>13.1f} "
           f"{statistics.median(r['rss_total_mb'] for r in plain):>15.1f}")
+    med = lambda k: statistics.median(r[k] for r in plain)   # noqa: E731
+    print(f"\nrestart from the snapshot instead (graph/snapshot.py), median: write "
+          f"{med('snap_write_s'):.2f} s ({plain[0]['snap_mb']} MB), read {med('snap_read_s'):.2f} s, "
+          f"store facts {med('facts_s'):.2f} s, compare {med('compare_s'):.2f} s "
+          f"({plain[0]['snap_changed']} files differ): "
+          f"{med('snap_read_s') + med('facts_s') + med('compare_s'):.2f} s against the build's "
+          f"{med('build_s'):.2f} s" + (f"; same digest: {runs[0]['snap_same_digest']}"
+                                       if "snap_same_digest" in runs[0] else ""))
     first = runs[0]
     if "top" in first:
         print(f"\ntracemalloc: {first['traced_mb']} MB traced; top sites (MB, blocks):")
