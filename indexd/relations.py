@@ -116,18 +116,20 @@ class Relations:
                 if self.should_stop():
                     raise BuildStopped("before reading the store")
                 t_read = time.monotonic()
-                facts = load_facts(self.store)
-                graph, budget_s = (None, None) if replace or attempt > 1 else \
-                    self._from_snapshot(facts)
+                graph, budget_s, files = (None, None, 0) if replace or attempt > 1 else \
+                    self._from_snapshot()
                 built = graph is None
                 if built:
+                    facts = load_facts(self.store)
+                    files = len(facts)
                     graph = Graph().build(facts, stop=self.should_stop)
+                    facts = None
                     budget_s = time.monotonic() - t_read
                     self.source, self.snapshot_changes = "build", 0
-                if self._publish(graph, len(facts), budget_s,
+                if self._publish(graph, files, budget_s,
                                  last=attempt == REBUILDS_AT_MOST, save=built):
                     break
-                graph = facts = None    # not two graphs at once
+                graph = None    # not two graphs at once
                 log.info("graph rebuild reason=files changed %s cost more to apply than "
                          "building again", "since the snapshot" if self.source == "snapshot"
                          else "during the build")
@@ -141,8 +143,6 @@ class Relations:
             return
         self._tell(None)
         self.reload_coverage()
-        files = len(facts)
-        del facts
         trim()   # the build's transient rows are freed; give the heap back
         self.build_s = round(time.monotonic() - t0, 3)
         self.built_at = time.time()
@@ -151,23 +151,29 @@ class Relations:
         self._heads.clear()   # a new graph has no co-change edges yet
         self.refresh_cochange()
 
-    def _from_snapshot(self, facts: list) -> tuple[Graph | None, float | None]:
+    def _from_snapshot(self) -> tuple[Graph | None, float | None, int]:
         """The graph the last build or stop left on disk, with the files whose facts
-        differ from the store's waiting to be applied (``_publish``), and the time a
-        build took then (applying them may take that long before building wins).
-        (None, None): none, or not usable (graph/snapshot.py says why)."""
+        differ from the store's waiting to be applied (``_publish``), the time a build
+        took then (applying them may take that long before building wins), and the
+        files in the store. (None, None, 0): none, or not usable (graph/snapshot.py
+        says why). The store's facts are freed once compared: a changed file's are
+        read again when applied. On the stdlib the graph read back holds 242-252 MB
+        after a trim, against 281 MB built."""
         t0 = time.monotonic()
         got = snapshot.load(self.store.path)
         if got is None:
-            return None, None
+            return None, None, 0
         graph, header = got
+        facts = load_facts(self.store)
         changed = snapshot.changed_keys(graph, facts)
+        files = len(facts)
+        del facts
         with self._updating:
             self._waiting = (self._waiting or set()) | set(changed)
         self.source, self.snapshot_changes = "snapshot", len(changed)
         log.info("graph snapshot read files=%d changed since=%d s=%.2f", len(graph.facts),
                  len(changed), time.monotonic() - t0)
-        return graph, max(float(header.get("build_s") or 0), 1.0)
+        return graph, max(float(header.get("build_s") or 0), 1.0), files
 
     def _save_snapshot(self, graph: Graph, build_s: float) -> None:
         """Keep the graph for the next start (~0.7 s on the stdlib). The caller holds
