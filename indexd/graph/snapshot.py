@@ -99,6 +99,7 @@ def save(graph: Graph, store_dir: Path, build_s: float) -> Path | None:
     """Write ``graph`` beside the store (temp file, fsync, rename); None, logged,
     when it could not be written (a snapshot is only ever a shortcut)."""
     path = Path(store_dir) / NAME
+    _drop_leftovers(path)
     tmp = None
     try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{NAME}.", suffix=".tmp")
@@ -117,6 +118,16 @@ def save(graph: Graph, store_dir: Path, build_s: float) -> Path | None:
         if tmp is not None:
             Path(tmp).unlink(missing_ok=True)
         return None
+
+
+def _drop_leftovers(path: Path) -> None:
+    """A write cut by a kill leaves its temp file (as big as a snapshot). Only the
+    daemon holding the instance lock writes one, one write at a time, so any is stale."""
+    for stale in path.parent.glob(f".{NAME}.*.tmp"):
+        try:
+            stale.unlink()
+        except OSError as exc:
+            log.warning("stale graph snapshot temp file not removed: %s", exc)
 
 
 def discard(store_dir: Path) -> None:

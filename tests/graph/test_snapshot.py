@@ -137,3 +137,13 @@ def test_a_snapshot_that_cannot_be_written_is_a_warning_not_an_error(tree, tmp_p
     with caplog.at_level(logging.WARNING, logger="indexd.graph.snapshot"):
         assert snapshot.save(Graph().build(repo_facts("r", repo)), tmp_path / "gone", 1.0) is None
     assert "graph snapshot not written" in caplog.text
+
+
+def test_a_write_cut_by_a_kill_leaves_nothing_behind_the_next_write(tree, tmp_path):
+    repo = tree("proj", FILES)
+    store_dir = tmp_path / "store"
+    store_dir.mkdir()
+    stale = store_dir / f".{snapshot.NAME}.k1ll3d.tmp"   # what mkstemp named a cut write
+    stale.write_bytes(b"half a snapshot")
+    snapshot.save(Graph().build(repo_facts("r", repo)), store_dir, 1.0)
+    assert sorted(p.name for p in store_dir.iterdir()) == [snapshot.NAME]
