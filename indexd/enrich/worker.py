@@ -56,7 +56,9 @@ class Enricher:
         # take from one before embedding them here, and what the last reads found.
         self._seed_queue: dict[tuple[str, str], None] = {}
         self._seed_lock = threading.Lock()
-        self.hold_vectors = False      # the engine: a shared realm's reconcile is being written
+        # the engine: the start's hot index build, or a shared realm's reconcile being
+        # written (its team vectors and summaries come first): no model work meanwhile
+        self.hold_vectors = False
         self.shared: dict[str, dict] = {}
         self._wake = threading.Event()
         # A save in progress: the model waits between batches until its entries
@@ -190,7 +192,8 @@ class Enricher:
                 done = self.vectors.step() if self.vectors is not None and not held else 0
                 if self.bulk is not None and not held:
                     self.bulk.after_step(done)
-                if done == 0 and summaries is not None:
+                if done == 0 and summaries is not None and not held:
+                    # held: a teammate's summaries are on their way (shared index)
                     done = summaries.step()
                 if done == 0 and self.relation_stage is not None:
                     done = self.relation_stage.step()
