@@ -285,7 +285,8 @@ class Engine:
         # The hot indexes are built here, by the single writer, so no batch can slip
         # between a build's read and its first update (built beside the writer, a
         # teammate's shared vectors were embedded again in 2 of 5 loaded runs of
-        # test_shared_index.py: not understood yet, so not done). The graph builds beside it
+        # test_shared_index.py: enrich work ran before the start reconcile queued the
+        # team's index, the hold below; not retried since). The graph builds beside it
         # (20-40 s on a stdlib-sized realm that saves would wait for): the files
         # batches change meanwhile are applied to it before it serves (relations.py).
         # Read from its snapshot instead (~2 s) the graph could come first, but that
