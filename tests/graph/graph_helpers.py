@@ -12,6 +12,26 @@ from indexd.graph import Graph, facts_from_parse
 from indexd.parse import detect_language, parse_source
 
 
+# A small app with every edge kind (imports, calls, tests, docs, config): test_edges,
+# test_snapshot.
+APP_FILES = {
+    "app/__init__.py": "",
+    "app/db.py": ("import os\n\nclass Database:\n    def connect(self):\n"
+                  "        return os.environ['DATABASE_URL']\n\n"
+                  "def open_database_connection():\n    return Database()\n"),
+    "app/service.py": ("from app.db import open_database_connection\n\n"
+                       "def handle_request():\n    db = open_database_connection()\n"
+                       "    return db.connect()\n\n"
+                       "def _tiny():\n    return settings['feature_flag']\n"),
+    "app/other.py": "def render_invoice_total():\n    return handle_request()\n",
+    "tests/test_service.py": ("from app.service import handle_request\n\n"
+                              "def test_handle():\n    handle_request()\n"),
+    "config/settings.yaml": "DATABASE_URL: postgres://x\nfeature_flag: true\n",
+    "README.md": ("# Overview\nCall `handle_request` or `app.db.Database`; see [db](app/db.py#L3)\n"
+                  "and [gone](missing.md) and [anchor](#nope).\n\n## Files\nSee `app/service.py`.\n"),
+}
+
+
 def write_tree(root: Path, files: dict[str, str]) -> Path:
     for rel, text in files.items():
         p = root / rel

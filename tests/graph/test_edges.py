@@ -6,26 +6,11 @@ import json
 
 import pytest
 
+from graph_helpers import APP_FILES as FILES
 from graph_helpers import build, parse_file, repo_facts
 from indexd.graph import Graph, build_edges, load_facts, name_weight
 from indexd.graph.cochange import co_change_edges
 
-FILES = {
-    "app/__init__.py": "",
-    "app/db.py": ("import os\n\nclass Database:\n    def connect(self):\n"
-                  "        return os.environ['DATABASE_URL']\n\n"
-                  "def open_database_connection():\n    return Database()\n"),
-    "app/service.py": ("from app.db import open_database_connection\n\n"
-                       "def handle_request():\n    db = open_database_connection()\n"
-                       "    return db.connect()\n\n"
-                       "def _tiny():\n    return settings['feature_flag']\n"),
-    "app/other.py": "def render_invoice_total():\n    return handle_request()\n",
-    "tests/test_service.py": ("from app.service import handle_request\n\n"
-                              "def test_handle():\n    handle_request()\n"),
-    "config/settings.yaml": "DATABASE_URL: postgres://x\nfeature_flag: true\n",
-    "README.md": ("# Overview\nCall `handle_request` or `app.db.Database`; see [db](app/db.py#L3)\n"
-                  "and [gone](missing.md) and [anchor](#nope).\n\n## Files\nSee `app/service.py`.\n"),
-}
 
 
 @pytest.fixture

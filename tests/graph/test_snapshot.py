@@ -8,23 +8,10 @@ import multiprocessing
 
 import pytest
 
+from graph_helpers import APP_FILES as FILES
 from graph_helpers import edge_set, repo_facts
 from indexd.graph import Graph, snapshot
 
-FILES = {
-    "app/__init__.py": "",
-    "app/db.py": ("import os\n\nclass Database:\n    def connect(self):\n"
-                  "        return os.environ['DATABASE_URL']\n\n"
-                  "def open_database_connection():\n    return Database()\n"),
-    "app/service.py": ("from app.db import open_database_connection\n\n"
-                       "def handle_request():\n    db = open_database_connection()\n"
-                       "    return db.connect()\n"),
-    "app/other.py": ("from app.service import handle_request\n\n"
-                     "def render_invoice_total():\n    return handle_request()\n"),
-    "tests/test_service.py": ("from app.service import handle_request\n\n"
-                              "def test_handle():\n    handle_request()\n"),
-    "README.md": "# Overview\nCall `handle_request`; see [db](app/db.py#L3).\n",
-}
 TARGETS = ("app/db.py::open_database_connection", "app/service.py::handle_request",
            "app/db.py::Database.connect", "app/db.py")
 
