@@ -164,6 +164,9 @@ class Relations:
         if got is None:
             return None, None, 0
         graph, header = got
+        # what a build cost when this graph was built: the budget for applying changes,
+        # kept for the snapshots written from it (not this read's few seconds)
+        self._snapshot_build_s = max(float(header.get("build_s") or 0), 1.0)
         facts = load_facts(self.store)
         changed = snapshot.changed_keys(graph, facts)
         files = len(facts)
@@ -173,7 +176,7 @@ class Relations:
         self.source, self.snapshot_changes = "snapshot", len(changed)
         log.info("graph snapshot read files=%d changed since=%d s=%.2f", len(graph.facts),
                  len(changed), time.monotonic() - t0)
-        return graph, max(float(header.get("build_s") or 0), 1.0), files
+        return graph, self._snapshot_build_s, files
 
     def _save_snapshot(self, graph: Graph, build_s: float) -> None:
         """Keep the graph for the next start (~0.7 s on the stdlib). The caller holds
