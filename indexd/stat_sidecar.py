@@ -49,16 +49,18 @@ def extractor_version() -> str:
     parts = sorted((PACKAGE / "parse").rglob("*.py")) + sorted((PACKAGE / "parse").rglob("*.scm"))
     parts += [PACKAGE / "store" / "rows.py", PACKAGE / "words.py",
               PACKAGE / "enrich" / "file_summary.py"]
-    return _digest(parts)
+    return files_digest(parts)
 
 
 def code_digest() -> str:
     """The extractor plus the planning and store code: a sidecar written by
     other code is not trusted (that code may plan differently)."""
-    return extractor_version() + _digest([PACKAGE / p for p in PLANNING_CODE])
+    return extractor_version() + files_digest([PACKAGE / p for p in PLANNING_CODE])
 
 
-def _digest(paths) -> str:
+def files_digest(paths) -> str:
+    """Names (relative to the package) and bytes of source files, as 16 hex digits
+    (also the graph snapshot's code check: graph/snapshot.py)."""
     digest = hashlib.sha256()
     for path in paths:
         digest.update(path.relative_to(PACKAGE).as_posix().encode() + b"\0" + path.read_bytes())

@@ -21,7 +21,6 @@ the store's folder, which is the user's (docs/decisions.md, "Graph snapshot").
 from __future__ import annotations
 
 import copyreg
-import hashlib
 import logging
 import os
 import pickle
@@ -32,6 +31,7 @@ import time
 from pathlib import Path
 
 from . import model, packed
+from ..stat_sidecar import PACKAGE, files_digest
 from .graph import Graph
 from .model import FileFacts
 
@@ -39,16 +39,12 @@ log = logging.getLogger(__name__)
 
 NAME = "graph_snapshot.pickle"
 FORMAT = 1
-PACKAGE = Path(__file__).resolve().parent.parent
 
 
 def code_digest() -> str:
     """Every source file of the package: the graph's edges depend on the loader,
     the resolvers and the model, so any change builds afresh."""
-    digest = hashlib.sha256()
-    for path in sorted(PACKAGE.rglob("*.py")):
-        digest.update(path.relative_to(PACKAGE).as_posix().encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()[:16]
+    return files_digest(sorted(PACKAGE.rglob("*.py")))
 
 
 def _header(build_s: float) -> dict:
@@ -152,6 +148,7 @@ def load(store_dir: Path) -> tuple[Graph, dict] | None:
             if why:
                 log.info("graph snapshot ignored: %s", why)
                 return None
+            _adopt_edge_codes(header)
             graph = _Unpickler(fh, header["ref_kinds"]).load()
     except FileNotFoundError:
         return None
@@ -185,9 +182,13 @@ def _incompatible(header) -> str | None:
     for ours, theirs in ((packed._KINDS, header["edge_kinds"]), (packed._HOWS, header["hows"])):
         if theirs[:len(ours)] != ours:
             return "edge kind codes numbered otherwise in this process"
+    return None
+
+
+def _adopt_edge_codes(header: dict) -> None:
+    """The writer's edge kinds and hows past ours (a prefix of theirs: _incompatible)."""
     packed._KINDS.extend(header["edge_kinds"][len(packed._KINDS):])
     packed._HOWS.extend(header["hows"][len(packed._HOWS):])
-    return None
 
 
 # -- what changed since ---------------------------------------------------------
