@@ -40,7 +40,7 @@ def sample_texts(n: int = 320) -> tuple[object, list[str]]:
     settings = load_settings()
     rows = Store(settings.paths.store_dir).entries_where("realm = 'std'", COLUMNS, limit=None)
     rows = rows[:: max(1, len(rows) // n)][:n]
-    return settings, [embed_text(r) for r in rows]
+    return settings, [embed_text(r, "default") for r in rows]
 
 
 def rate(embedder, ordered: list[str], size: int) -> float:

@@ -68,7 +68,7 @@ def texts(n: int) -> list[str]:
 
     rows = stdlib_rows(20 * n)
     step = max(1, len(rows) // n)
-    return [embed_text(r) for r in rows[::step][:n]]
+    return [embed_text(r, "default") for r in rows[::step][:n]]
 
 
 def one_pass(emb, batch: list[str]) -> tuple[float, float, list]:

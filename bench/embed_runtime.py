@@ -45,7 +45,7 @@ def child(runtime: str, n: int, batch: int, repeat: int, out: str) -> None:
     emb = load_embedder(settings)
     load_s = time.perf_counter() - t0
     rss_load = rss_mib()
-    texts = [embed_text(r) for r in stdlib_rows(n)]
+    texts = [embed_text(r, "default") for r in stdlib_rows(n)]
     emb.encode(texts[:batch])   # warm-up
     secs, vectors = [], None
     peak_base = rss_mib()

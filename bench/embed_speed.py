@@ -97,7 +97,7 @@ def main() -> None:
     t_load = time.perf_counter() - t0
     rss_load = rss_mib()
 
-    texts = [embed_text(r) for r in stdlib_rows(args.texts)]
+    texts = [embed_text(r, "default") for r in stdlib_rows(args.texts)]
     chars = statistics.mean(len(t) for t in texts)
     print(f"model_id        {emb.model_id} (max_tokens {emb.max_tokens})")
     print(f"import          {t_import:.2f} s (torch + sentence_transformers)")

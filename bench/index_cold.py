@@ -409,7 +409,7 @@ def embed_stage(home: Path, sample: int) -> dict:
     _os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from indexd.config import load_settings
     from indexd.enrich.embedder import load_embedder
-    from indexd.enrich.texts import embed_text
+    from indexd.enrich.texts import embed_parts
     from indexd.enrich.vectors import VectorStage
     from indexd.store import Store
 
@@ -422,13 +422,14 @@ def embed_stage(home: Path, sample: int) -> dict:
     others = [r["id"] for r in store.entries_where(None, ["id", "content_hash"]) if r["id"] not in keep]
     zero = [0.0] * embedder.dim
     store.update_entries({i: {"vector": zero, "embed_hash": "placeholder"} for i in others})
-    stage = VectorStage(store, embedder, batch=settings.embed_batch)
+    stage = VectorStage(store, embedder, recipe=settings.embed_recipe, batch=settings.embed_batch)
     t0 = time.perf_counter()
     done = stage.drain()
     pipeline_s = time.perf_counter() - t0
-    texts = [embed_text(r) for r in store.entries_where(
+    texts = [t for r in store.entries_where(
         "embed_hash != 'placeholder'", ["id", "path", "lang", "kind", "name", "qualname", "signature",
-                                        "doc", "summary", "body"])]
+                                        "doc", "summary", "body"])
+             for t in embed_parts(r, settings.embed_recipe)]   # a pooled entry's texts, each
     t0 = time.perf_counter()
     step = 4 * settings.embed_batch   # what one VectorStage.step hands the model
     for start in range(0, len(texts), step):

@@ -87,7 +87,7 @@ class Settings:
     # first model's backlog) and takes over once it has a vector for every entry
     # (enrich/later_model.py). auto = "default" under embed_model = "mpnet", else off.
     embed_first: str = "auto"
-    embed_recipe: str = "default"                    # default | name_doc | body (docs/benchmarks.md)
+    embed_recipe: str = "pooled"                     # pooled | default | name_doc | body (docs/decisions.md)
     embed_runtime: str = "auto"                      # auto | onnx | torch (enrich/embedder.py)
     # auto | fp32 | int8 | bf16: int8 runs a per-channel int8 copy of the ONNX export
     # (onnx runtime only; part of the model id); bf16 runs torch's bfloat16 products
@@ -148,7 +148,7 @@ _SCALARS = {f.name: f for f in fields(Settings) if f.name not in ("paths", "real
 CHOICES = {"summarize": ("off", "docstring", "llm"),
            "embed_runtime": ("auto", "onnx", "torch"),
            "embed_precision": ("auto", "fp32", "int8", "bf16"),
-           "embed_recipe": ("default", "name_doc", "body")}
+           "embed_recipe": ("pooled", "default", "name_doc", "body")}
 EMBED_MODEL_FORMS = ("default", "mpnet", "off", "hash", "ollama:MODEL", "/path/to/model-dir")
 EMBED_FIRST_FORMS = ("auto", "off", "default", "hash", "/path/to/model-dir")
 # Integer settings with bounds: outside them is a mistake, not a value to clamp.

@@ -32,7 +32,7 @@ def write_config(text: str) -> None:
     ("summarize = 3", "summarize", "3", "off, docstring, llm"),
     ("summarize = true", "summarize", "True", "off, docstring, llm"),
     ('embed_runtime = "gpu"', "embed_runtime", "gpu", "auto, onnx, torch"),
-    ('embed_recipe = "everything"', "embed_recipe", "everything", "default, name_doc, body"),
+    ('embed_recipe = "everything"', "embed_recipe", "everything", "pooled, default, name_doc, body"),
     ('embed_model = "minilm"', "embed_model", "minilm", "ollama:MODEL"),
     ('embed_model = "ollama:"', "embed_model", "ollama:", "ollama:MODEL"),
     ("embed_model = 5", "embed_model", "5", "hash"),

@@ -299,9 +299,10 @@ def _embed_here(settings, store, as_json: bool, realm: str | None = None) -> dic
         print(f"indexd: not embedded ({report.error}); keyword search works, and the daemon "
               "embeds when it can load the model", file=sys.stderr)
     elif report.total:
+        # texts, not entries: a documented entry has two (enrich/texts.py, "pooled")
         rate = report.embedded / report.seconds if report.seconds else 0.0
-        print(f"indexd: embedded {report.total} entries: {report.embedded} computed, "
-              f"{report.reused} from the cache ({report.seconds:.1f}s, {rate:.0f}/s"
+        print(f"indexd: embedded {report.total} entries: {report.embedded} texts computed, "
+              f"{report.reused} entries from the cache ({report.seconds:.1f}s, {rate:.0f} texts/s"
               + (f", {report.runtime})" if report.runtime else ")"))
     return report.to_json()
 

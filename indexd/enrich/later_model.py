@@ -66,7 +66,7 @@ def holds(store, spec: str) -> bool:
 
 
 class LaterModel:
-    def __init__(self, store, settings, steady, recipe: str = "default"):
+    def __init__(self, store, settings, steady, recipe: str = "pooled"):
         self.store, self.steady, self.recipe = store, steady, recipe
         self.settings = settings
         self.spec = settings.embed_model
@@ -125,14 +125,20 @@ class LaterModel:
             return False
 
     def _fill(self, ids: list[str]) -> int:
-        _, _, missing = cached(self.store, self.store.rows_for_embedding(ids), self.recipe,
-                               self.child.model_id, dim=self.child.dim)
+        plan = cached(self.store, self.store.rows_for_embedding(ids), self.recipe,
+                      self.child.model_id, dim=self.child.dim)
+        missing = plan.missing
         if not missing:
+            if plan.pooled_from_cache:
+                self.store.cache_put(self.child.model_id, plan.pooled_from_cache, dim=self.child.dim)
             return 0
         vectors = self.child.encode(list(missing.values()))
         if self.child.broken:   # the steady model finished the batch: not this model's vectors
             raise RuntimeError(self.child.broken)
-        self.store.cache_put(self.child.model_id, dict(zip(missing, vectors)), dim=self.child.dim)
+        fresh = dict(zip(missing, vectors))
+        # the texts' vectors and the rows' pooled from them: the takeover finds rows by their key
+        self.store.cache_put(self.child.model_id, fresh | plan.pooled_from_cache | plan.add(fresh),
+                             dim=self.child.dim)
         self.embedded += len(missing)
         self._pass_embedded += len(missing)
         return len(missing)

@@ -1,4 +1,4 @@
-"""What gets embedded: one text per entry row, chunks of long sections, cache keys.
+"""What gets embedded: the texts of each entry row, chunks of long sections, cache keys.
 
 Owns the embedding-text recipes (so retrieval quality can be compared by
 recipe name), the paragraph chunker for long markdown sections, and the
@@ -25,12 +25,21 @@ from ..words import split_identifier
 MAX_CHARS = 1000
 DOC_CHARS = 400        # default recipe: leave room for the body head
 BODY_LINES = 30
-RECIPES = ("default", "name_doc", "body")
+# ``pooled`` (the default since 2026-12-06) embeds a documented code entry twice:
+# ``default``'s text and a short one of its name and the docstring's first
+# sentence; the entry's vector is the normalised sum of the two
+# (docs/decisions.md, "Embedding text recipe"). ``default`` keeps its name so
+# stores and configs written before stay valid.
+RECIPES = ("pooled", "default", "name_doc", "body")
+PART_SEP = "\x1e"     # joins an entry's texts into the one text its cache key hashes
+FIRST_SENTENCE_CHARS = 300
 
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n")
 _WORD = re.compile(r"\S+")   # str.split()'s words, with their offsets
 # A docstring line: optional string prefix and quotes, the text, closing quotes.
+_PARAGRAPH_END = re.compile(r"\n\s*\n")
+_FIRST_SENTENCE_END = re.compile(r"(?<=[.!?])\s")
 _DOC_QUOTES = re.compile(r"""^(?:[rRbBuUfF]{0,2}(?:\"\"\"|'''|"|'))?(.*?)(?:\"\"\"|'''|"|')?$""")
 
 
@@ -46,15 +55,29 @@ def embed_hash(text: str, model_id: str) -> str:
 
 # ---------------------------------------------------------------- entry texts
 
-def embed_text(row: dict, recipe: str = "default", max_chars: int = MAX_CHARS) -> str:
-    """The text to embed for one entry row (see module docstring for the cap).
+def embed_text(row: dict, recipe: str = "pooled", max_chars: int = MAX_CHARS) -> str:
+    """One row's texts as one string (``embed_parts`` joined by PART_SEP): what
+    its cache key hashes, so the key changes whenever any of its texts does."""
+    return PART_SEP.join(embed_parts(row, recipe, max_chars))
 
+
+def embed_parts(row: dict, recipe: str = "pooled", max_chars: int = MAX_CHARS) -> list[str]:
+    """The texts to embed for one entry row; its vector pools theirs.
+
+    ``pooled``   ``default``'s text, and for a code entry with a docstring a
+                 second: its name's words and the docstring's first sentence
     ``default``  name words, kind, signature, doc (or summary), path, body head
     ``name_doc`` name words, kind, signature, doc (or summary)
     ``body``     name words, kind, signature, path, body head (no doc)
     """
     if recipe not in RECIPES:
         raise ValueError(f"unknown embed recipe {recipe!r}; one of {', '.join(RECIPES)}")
+    main = _single_text(row, "default" if recipe == "pooled" else recipe, max_chars)
+    doc = _doc_sentence(row) if recipe == "pooled" else ""
+    return [main, doc] if doc else [main]
+
+
+def _single_text(row: dict, recipe: str, max_chars: int) -> str:
     parts = [_title(row), _clean(row.get("signature") or "")]
     if recipe in ("default", "name_doc"):
         doc_cap = DOC_CHARS if recipe == "default" else max_chars
@@ -64,6 +87,19 @@ def embed_text(row: dict, recipe: str = "default", max_chars: int = MAX_CHARS) -
             parts.append(f"path: {row['path']}")
         parts.append(_body_head(row))
     return _truncate("\n".join(p for p in parts if p), max_chars)
+
+
+def _doc_sentence(row: dict) -> str:
+    """``deep copy: Deep copy operation on arbitrary Python objects.``: a code
+    entry's name words and its docstring's first sentence, or "" (no docstring,
+    or not code: a section's or key's text is all there is of it)."""
+    doc = (row.get("doc") or "").strip()
+    if not doc or row.get("kind") in ("file", "section", "key") or not is_code(row.get("lang") or ""):
+        return ""
+    paragraph = " ".join(_PARAGRAPH_END.split(doc, 1)[0].split())
+    sentence = _FIRST_SENTENCE_END.split(paragraph, 1)[0][:FIRST_SENTENCE_CHARS]
+    words = " ".join(split_identifier(row.get("qualname") or row.get("name") or ""))
+    return f"{words}: {sentence}" if words else sentence
 
 
 def _title(row: dict) -> str:

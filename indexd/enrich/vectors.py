@@ -16,7 +16,7 @@ import time
 from typing import Callable
 
 from .embedder import BatchInterrupted
-from .texts import embed_hash, embed_text
+from .texts import PART_SEP, embed_hash, embed_parts
 
 log = logging.getLogger(__name__)
 
@@ -24,22 +24,76 @@ MAX_SCALE = 64         # grow_cached: at most 64x the usual step
 EMBED_KINDS_SKIP = ()   # every entry kind is embedded; see docs/benchmarks.md
 
 
+class VectorPlan:
+    """Which vectors a set of rows needs. A row's vector is cached under its key
+    (the hash of all its texts joined); a row of several texts (the ``pooled``
+    recipe) pools its texts' vectors, each cached under its own text's key, so
+    the text a row shares with the ``default`` recipe, or with its own older
+    version, is never embedded twice.
+
+    ``keys``: each row's key; ``found``: row key -> vector, as far as the cache
+    (and pooling what it holds) goes; ``missing``: text key -> text, each text
+    once: what the model has to embed."""
+
+    def __init__(self, keys: list[str], found: dict, missing: dict[str, str],
+                 parts: dict[str, list[str]]):
+        self.keys, self.found, self.missing = keys, found, missing
+        self._parts = parts   # row key -> its texts' keys, for rows not yet found
+        self._vectors: dict = {}   # text key -> vector, found or fresh
+        self.pooled_from_cache: dict = {}   # rows pooled from cached texts: new to the cache
+
+    def add(self, fresh: dict) -> dict:
+        """Take the model's vectors of missing texts; the rows complete now, by
+        key -> vector (pooled rows' vectors are new to the cache: put them there)."""
+        self._vectors.update(fresh)
+        done: dict = {}
+        for key, part_keys in list(self._parts.items()):
+            if all(k in self._vectors for k in part_keys):
+                done[key] = pool([self._vectors[k] for k in part_keys])
+                del self._parts[key]
+        self.found.update(done)
+        return {k: v for k, v in done.items() if k not in fresh}
+
+
+def pool(vectors: list) -> list[float]:
+    """One text: its vector as it is. Several: the normalised sum of their
+    normalised vectors (equal weights; docs/decisions.md, "Embedding text recipe")."""
+    if len(vectors) == 1:
+        return vectors[0]
+    import numpy as np
+
+    arr = np.asarray(vectors, dtype=np.float32)
+    arr /= np.maximum(np.linalg.norm(arr, axis=1, keepdims=True), 1e-12)
+    total = arr.sum(axis=0)
+    return (total / max(float(np.linalg.norm(total)), 1e-12)).tolist()
+
+
 def cached(store, rows: list[dict], recipe: str, model_id: str,
-           dim: int | None = None) -> tuple[list[str], dict, dict[str, str]]:
-    """Each row's cache key (its embedding text and the model), the vectors the
-    cache (of ``dim``) already holds, and the texts it lacks by key, each text once."""
-    texts = [embed_text(r, recipe) for r in rows]
-    keys = [embed_hash(t, model_id) for t in texts]
+           dim: int | None = None) -> VectorPlan:
+    """What the cache (of ``dim``) already holds for ``rows`` and what the model
+    must embed: first by the rows' keys, then by the texts of rows not found."""
+    texts = [embed_parts(r, recipe) for r in rows]
+    keys = [embed_hash(PART_SEP.join(t), model_id) for t in texts]
     found = store.cache_get(sorted(set(keys)), dim=dim)
-    missing: dict[str, str] = {}
-    for key, text in zip(keys, texts):
-        if key not in found:
-            missing.setdefault(key, text)
-    return keys, found, missing
+    parts: dict[str, list[str]] = {}
+    part_text: dict[str, str] = {}
+    for key, row_texts in zip(keys, texts):
+        if key in found or key in parts:
+            continue
+        part_keys = [key] if len(row_texts) == 1 else [embed_hash(t, model_id) for t in row_texts]
+        parts[key] = part_keys
+        part_text.update(zip(part_keys, row_texts))
+    have = {k: found[k] for k in part_text if k in found}   # a text that is another row's whole
+    lookup = sorted(k for k in part_text if k not in found and k not in parts)
+    if lookup:
+        have.update(store.cache_get(lookup, dim=dim))
+    plan = VectorPlan(keys, found, {k: t for k, t in part_text.items() if k not in have}, parts)
+    plan.pooled_from_cache = plan.add(have)
+    return plan
 
 
 class VectorStage:
-    def __init__(self, store, embedder, recipe: str = "default", batch: int = 32,
+    def __init__(self, store, embedder, recipe: str = "pooled", batch: int = 32,
                  grow_cached: bool = False, pause: Callable[[], None] | None = None,
                  step_rows: int | None = None):
         self.store = store
@@ -82,8 +136,10 @@ class VectorStage:
         batch in progress (bench/freshness.py). True when every row has one."""
         if not rows:
             return True
-        keys, found, missing = cached(self.store, rows, self.recipe, self.model_id)
+        plan = cached(self.store, rows, self.recipe, self.model_id)
+        keys, found, missing = plan.keys, plan.found, plan.missing
         self.reused += sum(1 for k in keys if k in found)
+        later = dict(plan.pooled_from_cache)
         if missing and now is not None and len(missing) <= limit:
             try:
                 fresh = dict(zip(missing, now(list(missing.values()))))
@@ -91,9 +147,10 @@ class VectorStage:
                 log.warning("a save's %d texts not embedded before its write: %s", len(missing), exc)
             else:
                 self.embedded += len(fresh)
-                found.update(fresh)
-                with self._priority_lock:   # to the cache by the embed thread, off the save's path
-                    self._cache_later.update(fresh)
+                later |= fresh | plan.add(fresh)
+        if later:
+            with self._priority_lock:   # to the cache by the embed thread, off the save's path
+                self._cache_later.update(later)
         for row, key in zip(rows, keys):
             vec = found.get(key)
             if vec is not None:
@@ -131,7 +188,8 @@ class VectorStage:
         rows, priority = self._next_rows()
         if not rows:
             return 0
-        keys, vectors, missing = cached(self.store, rows, self.recipe, self.model_id)
+        plan = cached(self.store, rows, self.recipe, self.model_id)
+        keys, vectors, missing = plan.keys, plan.found, plan.missing
         self.reused += sum(1 for k in keys if k in vectors)
         if self.grow_cached:
             self._scale = min(self._scale * 4, MAX_SCALE) if not missing else 1
@@ -142,9 +200,9 @@ class VectorStage:
             # A saved file waits: its rows go next, and this step's vectors go to
             # the cache only (the rows' write, ~100-150 ms on a big realm, waits
             # for the next backlog step, which finds them there).
-            self.store.cache_put(self.model_id, fresh)
+            self.store.cache_put(self.model_id, fresh | plan.pooled_from_cache | plan.add(fresh))
             return len(fresh)
-        vectors.update(fresh)
+        new = plan.pooled_from_cache | plan.add(fresh)   # vectors now holds every complete row
         done = [(r, k) for r, k in zip(rows, keys) if k in vectors]
         updates = {r["id"]: (k, vectors[k]) for r, k in done}
         searchable = []
@@ -153,7 +211,7 @@ class VectorStage:
         if priority:       # the batch's `embedded` time: when search began to find them
             self.priority_done_at = searchable[0] if searchable else time.time()
         # After the rows: they serve this search, the cache only later edits
-        self.store.cache_put(self.model_id, fresh)
+        self.store.cache_put(self.model_id, fresh | new)
         return stored
 
     def _saved_waiting(self) -> bool:

@@ -48,7 +48,7 @@ def test_the_better_model_fills_in_behind_the_first_and_takes_over(git_repo, dae
                       what="the later model to take over")
     now = d.call("status")["embedding"]
     assert now["model"].startswith("all-MiniLM-L6-v2@") and done["model_id"] == now["model"]
-    assert done["from"].startswith("hash-embedder") and done["embedded"] == 4   # file + 3 functions
+    assert done["from"].startswith("hash-embedder") and done["embedded"] == 7   # file + 3 functions, each with its docstring's text
     # Its vectors came from its own cache: the take-over embedded nothing again.
     wait_until(lambda: d.call("status")["queues"]["embed"] == 0, timeout=120,
                what="the refill from the cache")

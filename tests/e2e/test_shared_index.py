@@ -23,6 +23,9 @@ ORIGIN = "git@github.com:team/app.git"
 A_PY = ("def alpha(x):\n    '''Add one to x.'''\n    return x + 1\n\n\n"
         "class Beta:\n    def gamma(self):\n        return alpha(2)\n")
 B_PY = "from pkg.a import alpha\n\n\ndef delta(y):\n    '''Twice alpha.'''\n    return 2 * alpha(y)\n"
+# The texts the model embeds for A_PY and B_PY: 6 entries, and alpha and delta have a
+# docstring, whose first sentence is a second text each (enrich/texts.py, "pooled").
+TEXTS = 8
 SECRET = "AKIA" + "QYLPMN5HHHFPZAM2"   # an AWS access key id's shape, built at run time
 
 
@@ -127,7 +130,7 @@ def test_publish_then_a_teammate_embeds_only_what_differs(tmp_path, s3):
     # a.py's entries (its file entry, alpha, Beta, gamma) came from the shared index;
     # only the edited b.py's were computed here.
     assert embed["reused"] == used["vectors"] == 4, embed
-    assert embed["embedded"] == embed["total"] - 4 > 0, embed
+    assert embed["embedded"] == 3, embed   # b.py's file entry, delta's two texts
     # The result is the index the laptop would have built alone: same vectors.
     alone_env = home_env(tmp_path / "alone-home", s3)
     write_config(alone_env, repo.path)
@@ -168,7 +171,8 @@ def test_publishing_while_entries_still_lack_vectors_publishes_the_rest(tmp_path
     assert shard["vectors"] == shard["entries"] - missing, shard
     _, laptop = laptop_index(tmp_path, s3)
     embed = embed_result(indexd("index", "--json", env=laptop))
-    assert embed["reused"] == shard["vectors"] and embed["embedded"] == missing, embed
+    # b.py's entries: its file entry, delta and delta's docstring sentence
+    assert embed["reused"] == shard["vectors"] and embed["embedded"] == missing + 1, embed
 
 
 def test_publishing_an_unchanged_commit_writes_nothing(tmp_path, s3):
@@ -235,7 +239,7 @@ def test_a_shard_of_another_recipe_is_not_read(tmp_path, s3):
     assert shared["shards"][0]["status"] == "model_mismatch", shared
     assert "embedding locally" in shared["shards"][0]["reason"]
     embed = embed_result(proc)
-    assert embed["reused"] == 0 and embed["embedded"] == embed["total"] > 0
+    assert embed["reused"] == 0 and embed["embedded"] == embed["total"] > 0   # one text each
 
 
 def test_a_shard_of_another_model_is_not_read(tmp_path, s3):
@@ -248,7 +252,7 @@ def test_a_shard_of_another_model_is_not_read(tmp_path, s3):
     assert shard["status"] == "model_mismatch" and "hash-embedder/64" in shard["reason"], shard
     embed = embed_result(proc)
     assert embed["model"].startswith("all-MiniLM-L6-v2") and embed["reused"] == 0
-    assert embed["embedded"] == embed["total"] > 0
+    assert embed["embedded"] == TEXTS and embed["total"] == 6
 
 
 def test_a_published_index_holds_no_secret_and_a_tampered_row_is_not_trusted(tmp_path, s3):
@@ -280,7 +284,8 @@ def test_a_published_index_holds_no_secret_and_a_tampered_row_is_not_trusted(tmp
     [used] = next(e for e in events(proc) if e.get("event") == "shared")["shards"]
     assert used["status"] == "used" and used["rejected"] == 1, used
     embed = embed_result(proc)
-    assert embed["embedded"] == 1 and embed["reused"] == embed["total"] - 1, embed
+    # alpha's two texts (its own and its docstring's) computed here, the rest taken
+    assert embed["embedded"] == 2 and embed["reused"] == embed["total"] - 1, embed
     # alpha's vector was computed here, so answers never say a.py came from the shard.
     assert used["files_matched"] == 2 and used["files_origin"] == 1, used
     found = json.loads(run_cli("search", "settings alpha", "--realm", "work", "--json",
@@ -329,7 +334,7 @@ def test_an_unreachable_shared_index_is_said_and_local_embedding_follows(tmp_pat
     shared = next(e for e in events(proc) if e.get("event") == "shared")
     assert shared["error"] and shared["vectors"] == 0
     embed = embed_result(proc)
-    assert embed["embedded"] == embed["total"] > 0
+    assert embed["embedded"] == TEXTS and embed["total"] == 6
 
 
 def test_publish_errors_are_clear(tmp_path, s3):
@@ -365,7 +370,7 @@ def test_the_daemon_takes_a_teammates_vectors_and_says_so(tmp_path, s3, daemon, 
     # Only the edited file's entries went through the model here.
     assert st["embedding"]["reused"] >= 4
     edited = st["embedding"]["embedded"]
-    assert edited == 2, st["embedding"]   # b.py: its file entry and delta
+    assert edited == 3, st["embedding"]   # b.py: its file entry, delta's two texts
     out = run_cli("status", env=d.env).stdout
     assert f"shared index {s3['uri']}: 4 vectors for 1 repos (commit {used['commit'][:12]})" in out
     # A later rescan finds nothing missing: status still says what the shared index gave
@@ -525,9 +530,10 @@ def test_a_teammates_llm_summaries_are_taken_not_asked_for_again(tmp_path, s3):
         assert used["vectors"] == 4 and used["rejected"] == 0, used   # of the text with its summary
         # a.py's rows took the summaries before embedding, so their vectors were found, not
         # computed (without that: 3 more). Here: b.py's file entry once (a code file's summary
-        # is not in its embedded text) and delta once or twice: before and after its summary,
-        # or once when the summary lands first (a busy machine's order; seen in CI).
-        assert st["embedding"]["embedded"] in (2, 3), st["embedding"]
+        # is not in its embedded text), delta's docstring sentence once, and delta's own text
+        # once or twice: before and after its summary, or once when the summary lands first
+        # (a busy machine's order; seen in CI).
+        assert st["embedding"]["embedded"] in (3, 4), st["embedding"]
         asked = _summary_asks(fake)[before:]
         # Only the edited file went to the model: its function and the file itself.
         assert len(asked) == 2 and all("pkg/b.py" in a or "delta" in a for a in asked), asked

@@ -18,8 +18,8 @@ from enrich_fixtures import load_real_model
 from testlib import hash_embedded_store
 
 from indexd.enrich.embedder import BatchInterrupted
-from indexd.enrich.texts import embed_text
-from indexd.enrich.vectors import VectorStage
+from indexd.enrich.texts import embed_parts
+from indexd.enrich.vectors import VectorStage, pool
 from indexd.pipeline import Indexer
 
 # Long texts in big batches: a run lasts long enough to be caught mid-way.
@@ -109,7 +109,7 @@ def test_a_stopped_batch_is_run_again_and_stores_what_an_uninterrupted_run_store
     rows = store.entries_where(None, ["id", "kind", "name", "qualname", "signature", "doc",
                                       "summary", "summary_source", "path", "lang", "body",
                                       "vector"])
-    expected = model.encode([embed_text(r, stage.recipe) for r in rows])
+    expected = [pool(model.encode(embed_parts(r, stage.recipe))) for r in rows]
     for row, want in zip(rows, expected):
         cos = sum(a * b for a, b in zip(row["vector"], want))
         assert cos > 0.9999, (row["qualname"], cos)

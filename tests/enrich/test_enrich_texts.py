@@ -7,10 +7,12 @@ from hypothesis import assume, given, settings, strategies as st
 
 from indexd.enrich.texts import (
     MAX_CHARS,
+    PART_SEP,
     RECIPES,
     chunk_spans,
     chunk_text,
     embed_hash,
+    embed_parts,
     embed_text,
     estimate_tokens,
 )
@@ -30,7 +32,7 @@ ROW = {
 
 
 def test_default_recipe_has_every_part_once():
-    text = embed_text(ROW)
+    text = embed_text(ROW, "default")
     assert "http response read chunked" in text          # split name words
     assert "HTTPResponse._read_chunked" in text and "method" in text
     assert "def _read_chunked(self, amt=None)" in text
@@ -49,7 +51,7 @@ def test_name_doc_and_body_recipes():
     assert "chunk_left" not in name_doc and "path:" not in name_doc
     body = embed_text(ROW, "body")
     assert "read chunked" in body and "chunk_left" in body and "Returns the bytes" not in body
-    assert set(RECIPES) >= {"default", "name_doc", "body"}
+    assert set(RECIPES) >= {"pooled", "default", "name_doc", "body"}
     with pytest.raises(ValueError, match="recipe"):
         embed_text(ROW, "nope")
 
@@ -57,9 +59,30 @@ def test_name_doc_and_body_recipes():
 @pytest.mark.parametrize("recipe", RECIPES)
 def test_recipes_are_capped(recipe):
     big = dict(ROW, doc="word " * 2000, body="x = 1\n" * 2000, signature="def f(" + "a, " * 300)
-    text = embed_text(big, recipe)
-    assert len(text) <= MAX_CHARS
-    assert text.startswith("method HTTPResponse._read_chunked (http response read chunked)")
+    parts = embed_parts(big, recipe)
+    assert all(len(part) <= MAX_CHARS for part in parts)
+    assert parts[0].startswith("method HTTPResponse._read_chunked (http response read chunked)")
+
+
+def test_pooled_recipe_adds_the_name_and_first_sentence_of_a_docstring():
+    main, doc = embed_parts(ROW)                           # pooled is the default
+    assert main == embed_text(ROW, "default")              # the same first text: cached vectors reused
+    assert doc == "http response read chunked: Read a chunked response body."
+    assert embed_text(ROW) == main + PART_SEP + doc        # the row's key hashes both
+    long_first = dict(ROW, doc="Return the value.  Raise KeyError if it is missing.\nMore.")
+    assert embed_parts(long_first)[1] == "http response read chunked: Return the value."
+    wrapped = dict(ROW, doc="Return the value of a key\n    across two lines.\n\nDetails.")
+    assert embed_parts(wrapped)[1].endswith(": Return the value of a key across two lines.")
+
+
+@pytest.mark.parametrize("row", [
+    dict(ROW, doc=""),                                                   # no docstring
+    dict(ROW, kind="section", lang="markdown", doc="Intro."),            # not code
+    dict(ROW, kind="file", doc="Module docstring."),                     # a file's text is its own
+])
+def test_pooled_recipe_keeps_one_text_where_there_is_no_code_docstring(row):
+    assert embed_parts(row) == [embed_text(row, "default")]
+    assert embed_text(row) == embed_text(row, "default")                 # the same cache key
 
 
 def test_summary_used_when_no_doc_and_llm_summary_added():

@@ -5,7 +5,8 @@ from __future__ import annotations
 from testlib import settings_with_realm
 
 from indexd.enrich.embedder import HashEmbedder
-from indexd.enrich.vectors import VectorStage
+from indexd.enrich.texts import embed_parts
+from indexd.enrich.vectors import VectorStage, pool
 from indexd.pipeline import Indexer
 from indexd.query.hybrid import fused_search
 from indexd.query.search import SearchRequest
@@ -71,11 +72,15 @@ class CountingEmbedder(HashEmbedder):
         return super().encode(texts)
 
 
-def build(git_repo, make_store, embedder):
+TEXT_COLUMNS = ["id", "kind", "name", "qualname", "signature", "doc", "summary",
+                "summary_source", "path", "lang", "body"]
+
+
+def build(git_repo, make_store, embedder, recipe="pooled"):
     settings = settings_with_realm("work", git_repo.path)
     store = make_store(settings)
-    store.switch_model(embedder.model_id, embedder.dim)
-    stage = VectorStage(store, embedder, batch=8)
+    store.switch_model(embedder.model_id, embedder.dim, recipe)
+    stage = VectorStage(store, embedder, recipe=recipe, batch=8)
     indexer = Indexer(settings, store)
     indexer.before_write = stage.fill_before_write
     return settings, store, stage, indexer
@@ -90,9 +95,11 @@ def test_unchanged_entries_are_never_re_embedded(git_repo, make_store):
     indexer.index()
     stage.drain()
     first = len(embedder.seen)
-    assert first == store.count("entries") and store.count_missing_vectors() == 0
+    texts = {t for r in store.entries_where(None, TEXT_COLUMNS) for t in embed_parts(r)}
+    assert first == len(texts) > store.count("entries") and store.count_missing_vectors() == 0
 
-    # one edited function: only its entry (and the file entry) are new texts
+    # one edited function: only its entry's first text (its docstring's is the
+    # same) and the file entry's are new texts
     git_repo.write("a.py", CODE.replace("return True", "return False"))
     indexer.index()
     stage.drain()
@@ -221,3 +228,41 @@ def test_cache_fed_steps_grow_and_give_the_same_vectors(git_repo, make_store):
     assert embedder.calls == calls and grown.reused == total   # nothing went to the model
     assert steps <= 3 < total / 256, steps
     assert {r["id"]: r["vector"] for r in store.entries_where(None, ["id", "vector"])} == before
+
+
+def test_a_documented_entry_pools_its_two_texts_and_an_undocumented_one_keeps_its_own(
+        git_repo, make_store):
+    git_repo.write("a.py", CODE)
+    git_repo.commit("base")
+    embedder = CountingEmbedder()
+    settings, store, stage, indexer = build(git_repo, make_store, embedder)
+    indexer.index()
+    stage.drain()
+    rows = {r["qualname"]: r for r in store.entries_where(None, TEXT_COLUMNS + ["vector"])}
+    documented, bare = rows["compute_crc"], rows["Frobnicator.qx"]
+    assert len(embed_parts(documented)) == 2 and len(embed_parts(bare)) == 1
+    for row in (documented, bare):
+        want = pool(HashEmbedder(embedder.dim).encode(embed_parts(row)))
+        assert sum(a * b for a, b in zip(row["vector"], want)) > 0.9999, row["qualname"]
+    assert embed_parts(documented)[1] in embedder.seen
+
+
+def test_switching_from_the_default_recipe_embeds_only_the_docstring_sentences(git_repo, make_store):
+    """The upgrade a store of the single-text recipe meets: its vector cache
+    holds every entry's first text, so only the new second texts reach the model."""
+    git_repo.write("a.py", CODE)
+    git_repo.commit("base")
+    embedder = CountingEmbedder()
+    settings, store, stage, indexer = build(git_repo, make_store, embedder, recipe="default")
+    indexer.index()
+    stage.drain()
+    before = len(embedder.seen)
+    assert before == store.count("entries")
+    store.switch_model(embedder.model_id, embedder.dim, "pooled")
+    assert store.count_missing_vectors() == store.count("entries")   # no vector of the old recipe answers
+    pooled = VectorStage(store, embedder, recipe="pooled", batch=8)
+    pooled.drain()
+    assert store.count_missing_vectors() == 0
+    rows = store.entries_where(None, TEXT_COLUMNS)
+    seconds = sorted(embed_parts(r)[1] for r in rows if len(embed_parts(r)) == 2)
+    assert sorted(embedder.seen[before:]) == seconds and len(seconds) == 5   # 4 functions, 1 class
