@@ -184,7 +184,9 @@ class Daemon:
         raise SystemExit(f"indexd run not ready after {timeout:.0f}s ({last})\n{self.log_tail()}")
 
     def wait_queues(self, timeout: float) -> tuple[bool, float, dict]:
-        """Poll ``status`` until the parse and embed queues are empty."""
+        """Poll ``status`` until the parse and embed queues are empty and the
+        relationship graph is built (its build would share the CPU with the
+        first mode's queries and inflate their times)."""
         started = time.monotonic()
         next_note = started + 30
         queues: dict = {}
@@ -192,7 +194,9 @@ class Daemon:
             while True:
                 status = client.call("status")
                 queues = status.get("queues") or {}
-                if not any(int(v or 0) for v in queues.values()):
+                graph = status.get("graph") or {}
+                graph_done = graph.get("ready") or graph.get("error") or "ready" not in graph
+                if not any(int(v or 0) for v in queues.values()) and graph_done and not graph.get("building"):
                     return True, time.monotonic() - started, queues
                 now = time.monotonic()
                 if now - started > timeout:
