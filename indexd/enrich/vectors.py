@@ -71,24 +71,26 @@ def pool(vectors: list) -> list[float]:
 def cached(store, rows: list[dict], recipe: str, model_id: str,
            dim: int | None = None) -> VectorPlan:
     """What the cache (of ``dim``) already holds for ``rows`` and what the model
-    must embed: first by the rows' keys, then by the texts of rows not found."""
+    must embed: each row by its key, else pooled from its texts' keys; one lookup
+    for both (it is on a save's path)."""
     texts = [embed_parts(r, recipe) for r in rows]
     keys = [embed_hash(PART_SEP.join(t), model_id) for t in texts]
-    found = store.cache_get(sorted(set(keys)), dim=dim)
     parts: dict[str, list[str]] = {}
     part_text: dict[str, str] = {}
     for key, row_texts in zip(keys, texts):
-        if key in found or key in parts:
+        if key in parts:
             continue
         part_keys = [key] if len(row_texts) == 1 else [embed_hash(t, model_id) for t in row_texts]
         parts[key] = part_keys
         part_text.update(zip(part_keys, row_texts))
-    have = {k: found[k] for k in part_text if k in found}   # a text that is another row's whole
-    lookup = sorted(k for k in part_text if k not in found and k not in parts)
-    if lookup:
-        have.update(store.cache_get(lookup, dim=dim))
-    plan = VectorPlan(keys, found, {k: t for k, t in part_text.items() if k not in have}, parts)
-    plan.pooled_from_cache = plan.add(have)
+    have = store.cache_get(sorted(set(keys) | set(part_text)), dim=dim)
+    found = {k: have[k] for k in parts if k in have}
+    for key in found:
+        del parts[key]
+    needed = {k for part_keys in parts.values() for k in part_keys}
+    missing = {k: t for k, t in part_text.items() if k in needed and k not in have}
+    plan = VectorPlan(keys, found, missing, parts)
+    plan.pooled_from_cache = plan.add({k: have[k] for k in part_text if k in have})
     return plan
 
 
