@@ -125,6 +125,9 @@ class Engine:
         # A stop cuts the long work in progress (a realm's reparse, a graph build):
         # what was written stays, the rest is derived again at the next start.
         self.indexer.should_stop = self.relations.should_stop = lambda: self.stopping
+        # A graph build waits between files while a save is parsed and written, as the
+        # model does between batches: on two cores its Python doubled a save's time.
+        self.relations.pause = self.enrich.wait_for_saves
 
     # -- lifecycle ---------------------------------------------------------
     def start(self) -> None:

@@ -55,6 +55,7 @@ class Relations:
         # them): the enrich stage's relationship descriptions follow the graph.
         self.listeners: list = []
         self.should_stop = lambda: False   # true: a build in progress gives up (shutdown)
+        self.pause = None   # a build's pause between files (Graph.build): the engine's save gate
         # Graph updates one at a time, each reading the store after the last (a build
         # and the writer's files_changed may run in two threads).
         self._updating = threading.Lock()
@@ -122,7 +123,7 @@ class Relations:
                 if built:
                     facts = load_facts(self.store)
                     files = len(facts)
-                    graph = Graph().build(facts, stop=self.should_stop)
+                    graph = Graph().build(facts, stop=self.should_stop, pause=self.pause)
                     facts = None
                     budget_s = time.monotonic() - t_read
                     self.source, self.snapshot_changes = "build", 0

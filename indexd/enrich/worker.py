@@ -109,10 +109,11 @@ class Enricher:
         self._yield_until = 0.0
         self._yield_open.set()
 
-    def _wait_for_saves(self) -> None:
-        """Between two model batches: wait while a save is being parsed and
-        written, at most MAX_YIELD_S per batch so a stream of events cannot
-        starve the model (docs/decisions.md, "Embedding yields to a save")."""
+    def wait_for_saves(self) -> None:
+        """Between two model batches (and between files of a graph build): wait
+        while a save is being parsed and written, at most MAX_YIELD_S per call so
+        a stream of events cannot starve the model (docs/decisions.md, "Embedding
+        yields to a save")."""
         started = time.monotonic()
         while not self._stopping:
             left = min(self._yield_until, started + MAX_YIELD_S) - time.monotonic()
@@ -268,7 +269,7 @@ class Enricher:
         self.embedder = embedder   # first: a query that finds the stage ready needs the model
         self.vectors = VectorStage(self.store, embedder, recipe=settings.embed_recipe,
                                    batch=settings.embed_batch, step_rows=settings.embed_step,
-                                   pause=self._wait_for_saves, grow_cached=from_cache)
+                                   pause=self.wait_for_saves, grow_cached=from_cache)
         self.vectors.stopped = lambda: self._stopping
         self.bulk = BulkSwitch(self.store, self.vectors, embedder)
         log.info("embedder ready model=%s dim=%s", embedder.model_id, embedder.dim)

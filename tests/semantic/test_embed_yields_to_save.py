@@ -44,7 +44,7 @@ def _stage(git_repo, make_store):
 
     def pause():
         entered.set()
-        enricher._wait_for_saves()
+        enricher.wait_for_saves()
 
     model = Recording()
     return enricher, VectorStage(store, model, batch=1, pause=pause), model, entered, store
