@@ -224,6 +224,8 @@ class Relations:
                 log.exception("graph: %d files changed during the build not applied",
                               len(waiting))
             if save:   # a new build, kept for the next start (not yet seen by queries)
+                if self.pause is not None:   # pickling holds the GIL ~0.7 s: a save first
+                    self.pause()
                 self._save_snapshot(graph, build_s)
             self._waiting = None
             with self.lock:
