@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -228,6 +229,7 @@ def main(argv=None) -> int:
     ap.add_argument("--corpus", type=Path)
     ap.add_argument("--small", action="store_true", help=f"typing.py and {SMALL_FILES} other modules")
     ap.add_argument("--no-doc", action="store_true", help="do not update docs/benchmarks.md")
+    ap.add_argument("--keep", action="store_true", help="keep the temporary folder (corpus, home, log)")
     ap.add_argument("--embed", action="store_true",
                     help="run the daemon with the embedding model (semantic latency is then measured "
                          "while the initial embedding of the corpus runs in the background)")
@@ -298,6 +300,8 @@ def main(argv=None) -> int:
         if daemon.poll() is None:
             daemon.kill()
         log.close()
+        if not args.keep:   # a stdlib copy and its store: ~1 GB of /tmp per run otherwise
+            shutil.rmtree(work, ignore_errors=True)
     table = format_table(rows + breakdown, ("measure", "n", "median", "p95", "max"))
     load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
     print(table)
