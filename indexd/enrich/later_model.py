@@ -135,9 +135,8 @@ class LaterModel:
         vectors = self.child.encode(list(missing.values()))
         if self.child.broken:   # the steady model finished the batch: not this model's vectors
             raise RuntimeError(self.child.broken)
-        fresh = dict(zip(missing, vectors))
         # the texts' vectors and the rows' pooled from them: the takeover finds rows by their key
-        self.store.cache_put(self.child.model_id, fresh | plan.pooled_from_cache | plan.add(fresh),
+        self.store.cache_put(self.child.model_id, plan.to_cache(dict(zip(missing, vectors))),
                              dim=self.child.dim)
         self.embedded += len(missing)
         self._pass_embedded += len(missing)

@@ -36,11 +36,12 @@ class VectorPlan:
     once: what the model has to embed."""
 
     def __init__(self, keys: list[str], found: dict, missing: dict[str, str],
-                 parts: dict[str, list[str]]):
+                 parts: dict[str, list[str]], cached_texts: dict):
         self.keys, self.found, self.missing = keys, found, missing
         self._parts = parts   # row key -> its texts' keys, for rows not yet found
         self._vectors: dict = {}   # text key -> vector, found or fresh
-        self.pooled_from_cache: dict = {}   # rows pooled from cached texts: new to the cache
+        # rows pooled from texts the cache holds: their vectors are new to the cache
+        self.pooled_from_cache = self.add(cached_texts)
 
     def add(self, fresh: dict) -> dict:
         """Take the model's vectors of missing texts; the rows complete now, by
@@ -53,6 +54,11 @@ class VectorPlan:
                 del self._parts[key]
         self.found.update(done)
         return {k: v for k, v in done.items() if k not in fresh}
+
+    def to_cache(self, fresh: dict) -> dict:
+        """Take the model's vectors; what the cache should get: them, and every row
+        vector pooled here (from them or from cached texts)."""
+        return fresh | self.pooled_from_cache | self.add(fresh)
 
 
 def pool(vectors: list) -> list[float]:
@@ -89,9 +95,7 @@ def cached(store, rows: list[dict], recipe: str, model_id: str,
         del parts[key]
     needed = {k for part_keys in parts.values() for k in part_keys}
     missing = {k: t for k, t in part_text.items() if k in needed and k not in have}
-    plan = VectorPlan(keys, found, missing, parts)
-    plan.pooled_from_cache = plan.add({k: have[k] for k in part_text if k in have})
-    return plan
+    return VectorPlan(keys, found, missing, parts, {k: have[k] for k in part_text if k in have})
 
 
 class VectorStage:
@@ -141,7 +145,7 @@ class VectorStage:
         plan = cached(self.store, rows, self.recipe, self.model_id)
         keys, found, missing = plan.keys, plan.found, plan.missing
         self.reused += sum(1 for k in keys if k in found)
-        later = dict(plan.pooled_from_cache)
+        fresh: dict = {}
         if missing and now is not None and len(missing) <= limit:
             try:
                 fresh = dict(zip(missing, now(list(missing.values()))))
@@ -149,7 +153,7 @@ class VectorStage:
                 log.warning("a save's %d texts not embedded before its write: %s", len(missing), exc)
             else:
                 self.embedded += len(fresh)
-                later |= fresh | plan.add(fresh)
+        later = plan.to_cache(fresh)
         if later:
             with self._priority_lock:   # to the cache by the embed thread, off the save's path
                 self._cache_later.update(later)
@@ -202,9 +206,9 @@ class VectorStage:
             # A saved file waits: its rows go next, and this step's vectors go to
             # the cache only (the rows' write, ~100-150 ms on a big realm, waits
             # for the next backlog step, which finds them there).
-            self.store.cache_put(self.model_id, fresh | plan.pooled_from_cache | plan.add(fresh))
+            self.store.cache_put(self.model_id, plan.to_cache(fresh))
             return len(fresh)
-        new = plan.pooled_from_cache | plan.add(fresh)   # vectors now holds every complete row
+        to_cache = plan.to_cache(fresh)   # vectors (plan.found) now holds every complete row
         done = [(r, k) for r, k in zip(rows, keys) if k in vectors]
         updates = {r["id"]: (k, vectors[k]) for r, k in done}
         searchable = []
@@ -213,7 +217,7 @@ class VectorStage:
         if priority:       # the batch's `embedded` time: when search began to find them
             self.priority_done_at = searchable[0] if searchable else time.time()
         # After the rows: they serve this search, the cache only later edits
-        self.store.cache_put(self.model_id, fresh | new)
+        self.store.cache_put(self.model_id, to_cache)
         return stored
 
     def _saved_waiting(self) -> bool:
