@@ -139,6 +139,7 @@ def main(argv=None) -> int:
         for row in rows[:-1]:
             row.append(f"{float(row[2]) / rg50:.2f}x")
         rows[-1].append("1.00x")
+    shutil.rmtree(work, ignore_errors=True)   # the daemon's log, and a corpus and home it built
     table = format_table([tuple(r) for r in rows],
                          ("search, top 10", "queries", "p50 ms", "p95 ms", "p50 vs rg"))
     entries = sum(r.get("entries", 0) for realm in st["realms"] if realm["name"] == args.realm
