@@ -38,6 +38,7 @@ import pyarrow.compute  # noqa: F401 - pa.compute
 from ..errors import StoreError, Stopping
 from ..model import FileRecord
 from . import schema as S
+from .file_cache import FileRecordCache
 
 log = logging.getLogger(__name__)
 
@@ -122,6 +123,8 @@ CACHE_CHUNK = 4000   # keys per vector-cache lookup
 EMBED_COLUMNS = ["id", "path", "lang", "kind", "name", "qualname", "signature", "doc", "summary",
                  "summary_source", "body", "content_hash", "file_key"]
 WRITER_HOT_OPS = ("replace_files", "delete_files", "delete_repo")
+FILE_FIELDS = ("realm", "repo", "path", "hash", "size", "mtime_ns", "inode", "language",
+               "status", "reason", "indexed_at", "entries")
 
 
 class Store:
@@ -138,6 +141,8 @@ class Store:
         # callers report and retry instead of corrupting anything.
         self.fault_hook = fault_hook
         self.lock = RWLock()
+        self.file_cache = FileRecordCache()   # files rows by repo, per table version
+        self._meta_cache: tuple[int, dict] | None = None
         # The one writer's mutex: a unit of work that reads rows and then writes
         # what it derived from them (a batch's annotations + rows, an annotation
         # and its entry) holds it, so no other writer slips in between.
@@ -220,8 +225,13 @@ class Store:
 
     # -- meta --------------------------------------------------------------
     def get_meta(self, key: str) -> str | None:
-        rows = self.meta.search().where(f"key = {_sql(key)}").limit(1).to_list()
-        return rows[0]["value"] if rows else None
+        """A meta value: the small table is read whole once per version (a save's
+        plan asks for its extractor's on every batch)."""
+        version = self.meta.version
+        if self._meta_cache is None or self._meta_cache[0] != version:
+            rows = self.meta.search().limit(None).to_list()
+            self._meta_cache = (version, {r["key"]: r["value"] for r in rows})
+        return self._meta_cache[1].get(key)
 
     def set_meta(self, key: str, value: str) -> None:
         data = pa.Table.from_pylist([{"key": key, "value": value}], schema=S.META)
@@ -233,6 +243,8 @@ class Store:
                      paths: list[str] | None = None) -> dict[str, FileRecord]:
         """Records keyed by repo-relative path (when repo given) or by key;
         ``paths``: only these (a save's batch reads its files, not the repo's)."""
+        if realm is not None and repo is not None:
+            return self._repo_records(realm, repo, paths)
         where = []
         if realm is not None:
             where.append(f"realm = {_sql(realm)}")
@@ -242,13 +254,23 @@ class Store:
             where.append(_in_list("path", paths) if paths else "false")
         with self.lock.read():
             table = self._scan(self.files, " AND ".join(where) or None)
-        out = {}
-        for row in table.to_pylist():
-            rec = FileRecord(**{k: row[k] for k in (
-                "realm", "repo", "path", "hash", "size", "mtime_ns", "inode", "language",
-                "status", "reason", "indexed_at", "entries")})
-            out[rec.path if repo is not None else rec.key] = rec
-        return out
+        records = map(_file_record, table.to_pylist())
+        return {rec.path if repo is not None else rec.key: rec for rec in records}
+
+    def _repo_records(self, realm: str, repo: str, paths: list[str] | None) -> dict[str, FileRecord]:
+        """One repo's records from memory while the table is at the copy's version
+        (store/file_cache.py), else read whole, which refills the copy."""
+        with self.lock.read():
+            version = self.files.version
+            held = (self.file_cache.repo(version, realm, repo) if paths is None else
+                    self.file_cache.lookup(version, realm, repo, paths))
+            if held is not None:
+                return held
+            where = f"realm = {_sql(realm)} AND repo = {_sql(repo)}"
+            records = {rec.path: rec for rec in map(_file_record,
+                                                    self._scan(self.files, where).to_pylist())}
+        self.file_cache.fill(version, realm, repo, records)
+        return records if paths is None else {p: records[p] for p in paths if p in records}
 
     def entry_counts(self, realm: str, repo: str) -> dict[str, int]:
         """Entry rows per file key in one repo (to check files' ``entries``)."""
@@ -295,7 +317,7 @@ class Store:
                     _drop_vectors(rows)
                 self._swap(self.entries, "file_key", keys, entries, S.entries_schema(self.dim))
                 self._swap(self.links, "file_key", keys, links, S.LINKS)
-                self._swap(self.files, "key", keys, files, S.FILES)
+                self._swap_files(keys, files)
         except Exception as exc:
             self._resync_text_index(keys)   # whatever failed: the index must not run ahead
             if isinstance(exc, (OSError, RuntimeError, ValueError)):
@@ -402,6 +424,17 @@ class Store:
         if rows is not None and rows.num_rows:
             table.add(rows, on_bad_vectors="null")
 
+    def _swap_files(self, keys: list[str], rows: list[dict]) -> None:
+        """The files table's swap, with the in-memory copy moved along (held
+        under the write lock; a failed commit drops the copy)."""
+        before = self.files.version
+        try:
+            self._swap(self.files, "key", keys, rows, S.FILES)
+        except BaseException:
+            self.file_cache.clear()
+            raise
+        self.file_cache.wrote(before, self.files.version, put=map(_file_record, rows))
+
     def write_records(self, records: list[FileRecord]) -> None:
         """Refresh file rows only (stat changed, content did not)."""
         if not records:
@@ -409,8 +442,7 @@ class Store:
         try:
             self._fault("write")
             with self.lock.write():
-                self._swap(self.files, "key", [r.key for r in records],
-                           [_file_row(r) for r in records], S.FILES)
+                self._swap_files([r.key for r in records], [_file_row(r) for r in records])
         except (OSError, RuntimeError, ValueError) as exc:
             raise StoreError(f"store write failed: {exc}", {"retryable": True}) from exc
 
@@ -424,7 +456,13 @@ class Store:
                 with self.lock.write():
                     self.entries.delete(_in_list("file_key", chunk))
                     self.links.delete(_in_list("file_key", chunk))
-                    self.files.delete(_in_list("key", chunk))
+                    before = self.files.version
+                    try:
+                        self.files.delete(_in_list("key", chunk))
+                    except BaseException:
+                        self.file_cache.clear()
+                        raise
+                    self.file_cache.wrote(before, self.files.version, drop=chunk)
             except (OSError, RuntimeError, ValueError) as exc:
                 raise StoreError(f"store delete failed: {exc}", {"retryable": True}) from exc
             self._hot("text_index", "delete_files", chunk)
@@ -454,6 +492,7 @@ class Store:
         try:
             self._fault("delete")
             with self.writer, self.lock.write():
+                self.file_cache.clear()   # refilled from the table by the next read
                 for table in (self.entries, self.links, self.files):
                     table.delete(where)
                 self.coverage.delete(f"realm = {_sql(realm)} AND (src_repo = {_sql(repo)} "
@@ -910,6 +949,10 @@ class Store:
     @staticmethod
     def destroy(path: Path) -> None:
         shutil.rmtree(path, ignore_errors=True)
+
+
+def _file_record(row: dict) -> FileRecord:
+    return FileRecord(**{k: row[k] for k in FILE_FIELDS})
 
 
 def _file_row(rec: FileRecord) -> dict:
