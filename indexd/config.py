@@ -115,6 +115,10 @@ class Settings:
     # a save's parse and write run ahead of the model. Off by default: that thread also
     # commits vectors under the store's write lock (docs/decisions.md).
     embed_nice: int = 0
+    # The bulk model's child process (embed_bulk_rows) runs this much nicer than the
+    # daemon once loaded (it holds no store lock): a save's parse gets the cores first.
+    # Off by default: on a busy machine it starves the bulk run (docs/decisions.md).
+    embed_bulk_nice: int = 0
     summarize: str = "docstring"                     # off | docstring | llm
     ollama_url: str = "http://127.0.0.1:11434"
     ollama_model: str = ""
@@ -154,6 +158,7 @@ EMBED_FIRST_FORMS = ("auto", "off", "default", "hash", "/path/to/model-dir")
 # Integer settings with bounds: outside them is a mistake, not a value to clamp.
 INT_RANGES = {"embed_max_tokens": (32, 512), "embed_step": (16, 4096),
               "embed_bulk_rows": (0, 100_000_000), "embed_threads": (0, 64), "embed_nice": (0, 19),
+              "embed_bulk_nice": (0, 19),
               "unwatched_reconcile_s": (1, 86_400)}
 
 

@@ -21,6 +21,7 @@ from concurrent.futures.process import BrokenProcessPool
 
 from ..procs import die_with_parent
 from .embedder import BatchInterrupted
+from .priority import lower_this_process
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +30,7 @@ CHECK_S = 10.0   # how often the backlog is counted while the steady model embed
 
 _model = None   # the child's embedder
 _load_error: str | None = None   # why it did not load, told by _describe
+_nice: int | None = None         # the child's nice value, where it lowered it
 
 
 def _start(parent_pid: int, settings, threads: int) -> None:
@@ -38,7 +40,7 @@ def _start(parent_pid: int, settings, threads: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     _thread_lock_for_progress_bars()
-    global _model, _load_error
+    global _model, _load_error, _nice
     from .embedder import load_embedder
 
     # An initializer that raises breaks the pool, and the parent would only
@@ -47,6 +49,10 @@ def _start(parent_pid: int, settings, threads: int) -> None:
         _model = load_embedder(settings, threads=threads, bulk=True)
     except Exception as exc:  # noqa: BLE001 - told to the parent as it asks
         _load_error = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
+    # After the load (a niced load on a busy machine took minutes), for every thread
+    # it has and will start: a save's parse in the daemon runs ahead of the backlog
+    # (docs/decisions.md, "The bulk child can run nicer").
+    _nice = lower_this_process(settings.embed_bulk_nice)
 
 
 def _thread_lock_for_progress_bars() -> None:
@@ -67,7 +73,8 @@ def _describe() -> dict:
     if _model is None:
         raise RuntimeError(_load_error or "the model did not load")
     return {"model_id": _model.model_id, "dim": _model.dim, "runtime": _model.runtime,
-            "precision": getattr(_model, "precision", ""), "threads": getattr(_model, "threads", None)}
+            "precision": getattr(_model, "precision", ""), "threads": getattr(_model, "threads", None),
+            "nice": _nice}
 
 
 def _encode(texts: list[str]):
@@ -94,6 +101,7 @@ class BulkEmbedder:
         self.aborted = False
         self.started = time.monotonic()
         self.model_id = self.dim = self.runtime = self.precision = self.threads = None
+        self.nice = None
         self.batch_size = settings.embed_batch
         self.max_tokens = getattr(steady, "max_tokens", 512)
         self._info = self._pool.submit(_describe)
@@ -109,6 +117,7 @@ class BulkEmbedder:
             info = self._info.result()
             self.model_id, self.dim = info["model_id"], info["dim"]
             self.runtime, self.precision, self.threads = info["runtime"], info["precision"], info["threads"]
+            self.nice = info.get("nice")
         return True
 
     def _lengths(self, texts: list[str]) -> list[int]:
@@ -191,7 +200,8 @@ class BulkSwitch:
     def status(self) -> dict:
         bulk = self.active
         now = ({"runtime": bulk.runtime, "precision": bulk.precision, "threads": bulk.threads,
-                "texts": self.stage.embedded - self._from} if bulk is not None else None)
+                "nice": bulk.nice, "texts": self.stage.embedded - self._from}
+               if bulk is not None else None)
         return {"active": now, "loading": self.loading is not None, "runs": list(self.runs),
                 "off": self.off}
 
