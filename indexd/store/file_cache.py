@@ -11,7 +11,8 @@ the copy was made at.
 Coherence: ``lookup`` and ``repo`` answer only when the caller's version is
 the copy's; a write inside this process moves the copy to the version its
 commit made (``wrote``); any other version (another process's commit, a
-compaction) drops the copy and the next read fills it from the table again.
+compaction, a repo's removal) drops the copy and the next read of a repo fills
+it from the table again, whole (a save's few paths then read the repo once).
 No lancedb here: the store passes versions and records in.
 """
 
@@ -54,9 +55,9 @@ class FileRecordCache:
                 self._repos, self._version = {}, version
             self._repos[(realm, repo)] = dict(records)
 
-    def wrote(self, before: int, after: int, put=(), drop=(), drop_repo: Repo | None = None) -> None:
+    def wrote(self, before: int, after: int, put=(), drop=()) -> None:
         """This process committed ``before`` -> ``after``: records put, keys
-        dropped, or a whole repo dropped. Called under the store's write lock."""
+        dropped. Called under the store's write lock."""
         with self._lock:
             if before != self._version:
                 self._repos, self._version = {}, None
@@ -70,8 +71,6 @@ class FileRecordCache:
                 held = self._repos.get((realm, repo))
                 if held is not None:
                     held.pop(path, None)
-            if drop_repo is not None:
-                self._repos.pop(drop_repo, None)
             self._version = after
 
     def clear(self) -> None:
