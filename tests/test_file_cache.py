@@ -5,6 +5,7 @@ kind of write, this connection's or another's. Real pipeline, real LanceDB."""
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import replace
 
 from testlib import settings_with_realm
@@ -108,3 +109,34 @@ def test_meta_values_follow_writes_from_either_connection(tmp_path):
     assert store.get_meta("k") == "one"
     Store(tmp_path / "store").set_meta("k", "two")
     assert store.get_meta("k") == "two"
+
+
+def test_a_read_from_memory_does_not_wait_for_another_threads_write_lock(git_repo, make_store):
+    """The enrich thread holds the store's write lock while it writes vectors; a
+    save's plan and a status call read file records meanwhile."""
+    settings, store, indexer, realm, repo = _indexed_repo(git_repo, make_store)
+    want = store.file_records(realm=realm, repo=repo)    # fills the copy
+    held, release = threading.Event(), threading.Event()
+
+    def writer():
+        with store.lock.write():
+            held.set()
+            release.wait(120)
+
+    got: dict = {}
+    reader = threading.Thread(target=lambda: got.update(
+        few=store.file_records(realm=realm, repo=repo, paths=["pkg/m04.py"]),
+        all=store.file_records(realm=realm, repo=repo)))
+    t = threading.Thread(target=writer)
+    t.start()
+    try:
+        assert held.wait(60)
+        reader.start()
+        reader.join(60)
+        assert not reader.is_alive(), "a read from memory waited for the write lock"
+        assert got["few"] == {"pkg/m04.py": want["pkg/m04.py"]} and got["all"] == want
+    finally:
+        release.set()
+        t.join(60)
+        if reader.ident is not None:
+            reader.join(60)

@@ -259,11 +259,19 @@ class Store:
 
     def _repo_records(self, realm: str, repo: str, paths: list[str] | None) -> dict[str, FileRecord]:
         """One repo's records from memory while the table is at the copy's version
-        (store/file_cache.py), else read whole, which refills the copy."""
+        (store/file_cache.py), else read whole, which refills the copy.
+
+        From memory without the read lock: a writer halfway through a swap has
+        committed its delete, so the table is past the copy's version and the
+        read takes the locked path; one that has not, leaves the copy as the
+        table is. So a plan or a status call does not wait for the enrich
+        thread's vector writes, which hold the write lock."""
+        held = self._held_records(realm, repo, paths)
+        if held is not None:
+            return held
         with self.lock.read():
             version = self.files.version
-            held = (self.file_cache.repo(version, realm, repo) if paths is None else
-                    self.file_cache.lookup(version, realm, repo, paths))
+            held = self._held_records(realm, repo, paths, version)
             if held is not None:
                 return held
             where = f"realm = {_sql(realm)} AND repo = {_sql(repo)}"
@@ -271,6 +279,12 @@ class Store:
                                                     self._scan(self.files, where).to_pylist())}
         self.file_cache.fill(version, realm, repo, records)
         return records if paths is None else {p: records[p] for p in paths if p in records}
+
+    def _held_records(self, realm: str, repo: str, paths: list[str] | None,
+                      version: int | None = None) -> dict[str, FileRecord] | None:
+        version = self.files.version if version is None else version
+        return (self.file_cache.repo(version, realm, repo) if paths is None else
+                self.file_cache.lookup(version, realm, repo, paths))
 
     def entry_counts(self, realm: str, repo: str) -> dict[str, int]:
         """Entry rows per file key in one repo (to check files' ``entries``)."""
