@@ -8,7 +8,7 @@ table"). The records change only through the store's own writes, so the store
 keeps them here and answers from memory while the table's version is the one
 the copy was made at.
 
-Coherence: ``lookup`` and ``repo`` answer only when the caller's version is
+Coherence: ``get`` answers only when the caller's version is
 the copy's; a write inside this process moves the copy to the version its
 commit made (``wrote``); any other version (another process's commit, a
 compaction, a repo's removal) drops the copy and the next read of a repo fills
@@ -31,20 +31,15 @@ class FileRecordCache:
         self._version: int | None = None
         self._repos: dict[Repo, dict[str, FileRecord]] = {}
 
-    def repo(self, version: int, realm: str, repo: str) -> dict[str, FileRecord] | None:
-        """A copy of one repo's records by path, or None (not held at this version)."""
-        with self._lock:
-            held = self._repos.get((realm, repo)) if version == self._version else None
-            return dict(held) if held is not None else None
-
-    def lookup(self, version: int, realm: str, repo: str,
-               paths: list[str]) -> dict[str, FileRecord] | None:
-        """These paths' records (absent paths left out), or None as ``repo``."""
+    def get(self, version: int, realm: str, repo: str,
+            paths: list[str] | None = None) -> dict[str, FileRecord] | None:
+        """One repo's records by path (only ``paths``' where given, absent ones left
+        out), or None: not held at this version."""
         with self._lock:
             held = self._repos.get((realm, repo)) if version == self._version else None
             if held is None:
                 return None
-            return {p: held[p] for p in paths if p in held}
+            return dict(held) if paths is None else {p: held[p] for p in paths if p in held}
 
     def fill(self, version: int, realm: str, repo: str, records: dict[str, FileRecord]) -> None:
         """One repo's records as the table held them at ``version`` (read

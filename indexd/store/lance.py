@@ -266,12 +266,12 @@ class Store:
         read takes the locked path; one that has not, leaves the copy as the
         table is. So a plan or a status call does not wait for the enrich
         thread's vector writes, which hold the write lock."""
-        held = self._held_records(realm, repo, paths)
+        held = self.file_cache.get(self.files.version, realm, repo, paths)
         if held is not None:
             return held
         with self.lock.read():
             version = self.files.version
-            held = self._held_records(realm, repo, paths, version)
+            held = self.file_cache.get(version, realm, repo, paths)
             if held is not None:
                 return held
             where = f"realm = {_sql(realm)} AND repo = {_sql(repo)}"
@@ -279,12 +279,6 @@ class Store:
                                                     self._scan(self.files, where).to_pylist())}
         self.file_cache.fill(version, realm, repo, records)
         return records if paths is None else {p: records[p] for p in paths if p in records}
-
-    def _held_records(self, realm: str, repo: str, paths: list[str] | None,
-                      version: int | None = None) -> dict[str, FileRecord] | None:
-        version = self.files.version if version is None else version
-        return (self.file_cache.repo(version, realm, repo) if paths is None else
-                self.file_cache.lookup(version, realm, repo, paths))
 
     def entry_counts(self, realm: str, repo: str) -> dict[str, int]:
         """Entry rows per file key in one repo (to check files' ``entries``)."""
@@ -439,15 +433,19 @@ class Store:
             table.add(rows, on_bad_vectors="null")
 
     def _swap_files(self, keys: list[str], rows: list[dict]) -> None:
-        """The files table's swap, with the in-memory copy moved along (held
-        under the write lock; a failed commit drops the copy)."""
+        self._commit_files(lambda: self._swap(self.files, "key", keys, rows, S.FILES),
+                           put=map(_file_record, rows))
+
+    def _commit_files(self, commit, put=(), drop=()) -> None:
+        """Commit to the files table (under the write lock) and move the in-memory
+        copy along: ``put`` records, ``drop`` keys; a failed commit drops the copy."""
         before = self.files.version
         try:
-            self._swap(self.files, "key", keys, rows, S.FILES)
+            commit()
         except BaseException:
             self.file_cache.clear()
             raise
-        self.file_cache.wrote(before, self.files.version, put=map(_file_record, rows))
+        self.file_cache.wrote(before, self.files.version, put=put, drop=drop)
 
     def write_records(self, records: list[FileRecord]) -> None:
         """Refresh file rows only (stat changed, content did not)."""
@@ -470,13 +468,8 @@ class Store:
                 with self.lock.write():
                     self.entries.delete(_in_list("file_key", chunk))
                     self.links.delete(_in_list("file_key", chunk))
-                    before = self.files.version
-                    try:
-                        self.files.delete(_in_list("key", chunk))
-                    except BaseException:
-                        self.file_cache.clear()
-                        raise
-                    self.file_cache.wrote(before, self.files.version, drop=chunk)
+                    self._commit_files(lambda: self.files.delete(_in_list("key", chunk)),
+                                       drop=chunk)
             except (OSError, RuntimeError, ValueError) as exc:
                 raise StoreError(f"store delete failed: {exc}", {"retryable": True}) from exc
             self._hot("text_index", "delete_files", chunk)
