@@ -17,9 +17,11 @@ import os
 import signal
 import time
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 
 from ..procs import die_with_parent
+from .child_hold import ChildHold
 from .embedder import BatchInterrupted
 from .priority import lower_this_process
 
@@ -27,6 +29,8 @@ log = logging.getLogger(__name__)
 
 LOAD_TIMEOUT_S = 300.0
 CHECK_S = 10.0   # how often the backlog is counted while the steady model embeds it
+HOLD_MAX_S = 1.0   # a save stops the child this long at most (the steady model's gate: worker.py)
+POLL_S = 0.1       # how often a wait on the child looks whether its hold is due to end
 
 _model = None   # the child's embedder
 _load_error: str | None = None   # why it did not load, told by _describe
@@ -105,10 +109,17 @@ class BulkEmbedder:
         self.batch_size = settings.embed_batch
         self.max_tokens = getattr(steady, "max_tokens", 512)
         self._info = self._pool.submit(_describe)
+        # stopped while a save is parsed (Enricher.yield_to_save), whatever it is doing
+        self.hold = ChildHold(self._pids, max_s=HOLD_MAX_S)
+
+    def _pids(self) -> list[int]:
+        # The pool has no public list of its processes.
+        return [proc.pid for proc in list((getattr(self._pool, "_processes", None) or {}).values())]
 
     def ready(self) -> bool:
         """True once the child's model is loaded; raises what its load raised, or
         TimeoutError past LOAD_TIMEOUT_S."""
+        self.hold.release_if_due()
         if not self._info.done():
             if time.monotonic() - self.started > LOAD_TIMEOUT_S:
                 raise TimeoutError(f"the bulk model did not load in {LOAD_TIMEOUT_S:.0f} s")
@@ -129,7 +140,7 @@ class BulkEmbedder:
             raise BatchInterrupted()
         if self.broken is None:
             try:
-                return list(self._pool.submit(_encode, texts).result())
+                return list(self._result(self._pool.submit(_encode, texts)))
             except BrokenProcessPool as exc:   # killed (out of memory?): the steady model goes on
                 if self.aborted:
                     raise BatchInterrupted() from exc
@@ -137,11 +148,22 @@ class BulkEmbedder:
                 log.warning("%s; the steady model embeds the rest", self.broken)
         return self._steady.encode(texts)
 
+    def _result(self, future):
+        """The batch's vectors; while waiting, a hold that outlived its deadline ends
+        (nobody else may be there to end it: the events stopped coming)."""
+        while True:
+            left = self.hold.left()
+            try:
+                return future.result(timeout=POLL_S if left is None else max(left, 0.01))
+            except FutureTimeout:
+                self.hold.release_if_due()
+
     def abort(self) -> None:
         """The daemon is stopping: kill the child now, whatever it is doing (a
         batch, its model's load). Vectors are derived data; the batch in
         progress raises BatchInterrupted and is embedded after the next start."""
         self.aborted = True
+        self.hold.close()
         # The pool has no public kill before Python 3.14 (kill_workers).
         for proc in list((getattr(self._pool, "_processes", None) or {}).values()):
             try:
@@ -150,6 +172,7 @@ class BulkEmbedder:
                 pass
 
     def close(self) -> None:
+        self.hold.close()
         self._pool.shutdown(wait=True, cancel_futures=True)
 
 
@@ -200,7 +223,8 @@ class BulkSwitch:
     def status(self) -> dict:
         bulk = self.active
         now = ({"runtime": bulk.runtime, "precision": bulk.precision, "threads": bulk.threads,
-                "nice": bulk.nice, "texts": self.stage.embedded - self._from}
+                "nice": bulk.nice, "texts": self.stage.embedded - self._from,
+                "held_for_saves": bulk.hold.holds, "held_s": round(bulk.hold.held_s, 2)}
                if bulk is not None else None)
         return {"active": now, "loading": self.loading is not None, "runs": list(self.runs),
                 "off": self.off}
@@ -254,7 +278,8 @@ class BulkSwitch:
         self.stage.embedder = self.steady
         run = {"runtime": bulk.runtime, "precision": bulk.precision, "threads": bulk.threads,
                "texts": self.stage.embedded - self._from, "ended_at": time.time(),
-               "error": bulk.broken}
+               "error": bulk.broken, "held_for_saves": bulk.hold.holds,
+               "held_s": round(bulk.hold.held_s, 2)}
         self.runs = (self.runs + [run])[-5:]
         bulk.close()
         self.active = None   # after the child is gone: "not active" means no child

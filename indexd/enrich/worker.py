@@ -104,10 +104,26 @@ class Enricher:
         interrupt = getattr(self.embedder, "interrupt", None)
         if interrupt is not None:
             interrupt()
+        # A child's batch cannot be cut without losing it: the child stops where it is.
+        for child in self._children():
+            child.hold.hold(SAVE_YIELD_S)
 
     def save_written(self) -> None:
         self._yield_until = 0.0
         self._yield_open.set()
+        for child in self._children():
+            child.hold.release()
+
+    def _children(self) -> list:
+        """The model processes alive now (a bulk child loading or embedding, a
+        later model's); read from the watcher's thread while the enrich thread
+        may swap them, which is why each hold is thread-safe and refuses once closed."""
+        found = []
+        if self.bulk is not None:
+            found += [c for c in (self.bulk.active, self.bulk.loading) if c is not None]
+        if self.later is not None and self.later.child is not None:
+            found.append(self.later.child)
+        return found
 
     def wait_for_saves(self) -> None:
         """Between two model batches (and between files of a graph build): wait

@@ -118,6 +118,28 @@ def test_a_ctrl_c_or_stop_signal_to_the_group_leaves_the_bulk_model_to_the_daemo
     assert "died" not in d.output()
 
 
+@pytest.mark.skipif(not bf16_fast(), reason="this CPU has no bf16 hardware (AMX, AVX-512 BF16)")
+def test_a_save_while_the_bulk_model_works_stops_it_until_the_save_is_written(git_repo, daemon):
+    # The child's batch cannot be cut: it is stopped (SIGSTOP) so the save's parse
+    # has the cores, and goes on after; nothing of the backlog is lost.
+    _repo(git_repo, per_file=BIG)
+    d = daemon(extra_env=ENV)
+    wait_until(lambda: d.call("status")["embedding"]["bulk"]["active"], timeout=300,
+               what="the bulk model at work")
+    git_repo.write("net/colors.py", "def hex_to_rgb(value):\n"
+                   "    '''Turn a #rrggbb string into a red, green, blue triple.'''\n    return value\n")
+    wait_until(lambda: d.call("search", query="hex_to_rgb", mode="keyword", limit=1)["results"],
+               timeout=60, what="the saved file searchable")
+    status = wait_until(lambda: _drained(d), timeout=300, what="embed queue empty")
+    run = status["embedding"]["bulk"]["runs"][0]
+    assert run["error"] is None and run["held_for_saves"] >= 1, run
+    for query, symbol in [("wait longer between attempts after an error", "retry_with_backoff"),
+                          ("convert a hex colour string to red green blue", "hex_to_rgb")]:
+        hits = d.call("search", query=query, mode="semantic", kind="function", limit=1)["results"]
+        assert hits[0]["symbol"] == symbol, (query, hits)
+    assert status["embedding"]["embedded"] >= N_FILES * BIG
+
+
 @pytest.mark.parametrize("env, off", [({"INDEXD_EMBED_PRECISION": "fp32"}, None),
                                       ({"INDEXD_NO_AMX": "1"}, "no bf16 hardware")])
 def test_no_bulk_model_when_fp32_is_asked_for_or_the_cpu_has_no_bf16(git_repo, daemon, env, off):
