@@ -119,6 +119,9 @@ class Settings:
     # daemon once loaded (it holds no store lock): a save's parse gets the cores first.
     # Off by default: on a busy machine it starves the bulk run (docs/decisions.md).
     embed_bulk_nice: int = 0
+    # A save stops a bulk or later model's child process (SIGSTOP) until its rows
+    # are written, at most 1 s (enrich/child_hold.py, docs/decisions.md).
+    embed_hold_for_saves: bool = True
     summarize: str = "docstring"                     # off | docstring | llm
     ollama_url: str = "http://127.0.0.1:11434"
     ollama_model: str = ""

@@ -54,6 +54,8 @@ PRIORITY_EMBED_MAX = 50       # files of a small batch jump the embedding queue
 SAVE_MAX_FILES = 8            # this few files pending: a save, debounced by save_debounce_ms
 COOKIE_WAIT_S = 3.0           # a repo's watch silent this long with its sync cookie unseen: reconcile
 UPKEEP_EVERY_S = 600           # compact the store, drop old versions, trim caches
+CONFIG_SETTLE_S = 0.25         # config.toml written this recently may be half-written: read it at rest
+HOT_REBUILD_EVERY_S = 60.0     # a hot index that missed a write is built again, at most this often
 VECTOR_CACHE_ROWS = 500_000    # cached vectors kept beyond those in use (~800 MB at 384 dims)
 
 
@@ -101,12 +103,17 @@ class Engine:
         self.last_batch: dict = {}
         self._due_at: float | None = None                # when the worker took its last work
         self._config_stamp = _stamp(settings.paths.config_file)
+        self._config_settles_at: float | None = None     # a changed config.toml is read at rest
         self.watcher = Watcher(self.on_path, self.on_git, self.on_dir, self.on_overflow)
         # The observer thread's own ignore rules (pygit2 objects are not shared
         # across threads; the worker has the indexer's).
         self._event_rules: dict[str, RepoRules] = {}
         self.thread = threading.Thread(target=self._worker, name="indexd-worker", daemon=True)
         self.relations = Relations(store, lambda: self.settings)
+        self._hot_rebuild: threading.Thread | None = None   # a failed hot index built again
+        self._hot_rebuild_at = float("-inf")
+        self.hot_rebuilds = 0
+        self.hot_rebuilt_after: dict[str, str] = {}        # index -> the failure its last rebuild followed
         self.annotations = Annotations(store, lambda: self.settings)
         # Blame per file on its own thread (seconds on long histories), never the worker's.
         self.owners = Owners(lambda: self.settings, store)
@@ -148,6 +155,8 @@ class Engine:
         self.enrich.request_stop()   # its batch in progress ends now, not after the worker's
         self.watcher.stop()
         self.thread.join(timeout=60)
+        if self._hot_rebuild is not None:
+            self._hot_rebuild.join(timeout=60)   # its build stops at the next batch read
         self.relations.join(timeout=60)     # its build gives up at the next few files
         self.relations.save_snapshot()      # the next start reads it instead of building
         self.enrich.stop()
@@ -322,18 +331,24 @@ class Engine:
         return {"hot": hot, "docs": index.docs if index is not None else 0,
                 "ranked": index.ranked if index is not None else 0,
                 "written": index.added if index is not None else 0,
-                "answers_from": "memory" if hot else "table"}
+                "answers_from": "memory" if hot else "table",
+                "failed": getattr(index, "failed", None), "rebuilds": self.hot_rebuilds,
+                "rebuilt_after": self.hot_rebuilt_after.get("text_index")}
 
     def _vector_index_status(self) -> dict:
         index = self.store.vector_index
         hot = index is not None and index.ready
         return {"hot": hot, "vectors": index.vectors if index is not None else 0,
-                "answers_from": "memory" if hot else "table"}
+                "answers_from": "memory" if hot else "table",
+                "failed": getattr(index, "failed", None), "rebuilds": self.hot_rebuilds,
+                "rebuilt_after": self.hot_rebuilt_after.get("vector_index")}
 
-    def _build_hot_indexes(self) -> None:
+    def _build_hot_indexes(self, which=("text_index", "vector_index")) -> None:
         self.store.ensure_key_indexes()   # a save's deletes find its rows by index
         for what, attr, build in (("keyword", "text_index", self.store.build_text_index),
                                   ("vector", "vector_index", self.store.build_vector_index)):
+            if attr not in which:
+                continue
             try:
                 build(lambda: self.stopping)   # a stop cuts a build (shutdown)
             except Stopping:
@@ -344,10 +359,30 @@ class Engine:
                 log.warning("%s index not built, searching the table instead: %s", what, exc)
                 setattr(self.store, attr, None)
 
+    def _heal_hot_indexes(self) -> None:
+        """A hot index that missed a write (Store._hot) answers no more and the
+        table's indexes do, slower: build it again, on a thread of its own so
+        saves go on (writes during the build are queued and replayed:
+        store/build_window.py), at most once every HOT_REBUILD_EVERY_S."""
+        failed = [attr for attr in ("text_index", "vector_index")
+                  if getattr(getattr(self.store, attr), "failed", None)]
+        busy = self._hot_rebuild is not None and self._hot_rebuild.is_alive()
+        if not failed or busy or time.monotonic() - self._hot_rebuild_at < HOT_REBUILD_EVERY_S:
+            return
+        self._hot_rebuild_at = time.monotonic()
+        self.hot_rebuilds += 1
+        for attr in failed:
+            self.hot_rebuilt_after[attr] = getattr(self.store, attr).failed
+        log.warning("building the %s again after a failed update", " and ".join(failed))
+        self._hot_rebuild = threading.Thread(target=self._build_hot_indexes, args=(tuple(failed),),
+                                             name="indexd-hot-rebuild", daemon=True)
+        self._hot_rebuild.start()
+
     def _wait_for_work(self):
         """Block (holding cond) until something is due; None when stopping."""
         while not self.stopping:
             self._check_config()
+            self._heal_hot_indexes()
             if not self.paused:
                 rescans = self._due_rescans()
                 keys = self.debouncer.due(float("inf") if self.flush_requested else None)
@@ -363,6 +398,8 @@ class Engine:
                     continue
             deadline = self.debouncer.next_deadline()
             timeout = 5.0 if deadline is None else max(0.01, deadline - time.time())
+            if self._config_settles_at is not None:   # a config.toml being written: look again soon
+                timeout = min(timeout, max(0.01, self._config_settles_at - time.monotonic()))
             self.cond.wait(min(timeout, 2.0))
         return None
 
@@ -372,6 +409,13 @@ class Engine:
         stamp = _stamp(self.settings.paths.config_file)
         if stamp == self._config_stamp and not self.reload_requested:
             return
+        # An editor that saves in place truncates, then writes: read between the
+        # two, an empty config removed every repo and deleted its rows.
+        age = time.time() - stamp[0] / 1e9 if stamp else CONFIG_SETTLE_S
+        if 0 <= age < CONFIG_SETTLE_S:
+            self._config_settles_at = time.monotonic() + CONFIG_SETTLE_S - age
+            return
+        self._config_settles_at = None
         self._config_stamp = stamp
         self.reload_requested = False
         try:

@@ -105,8 +105,9 @@ class Enricher:
         if interrupt is not None:
             interrupt()
         # A child's batch cannot be cut without losing it: the child stops where it is.
-        for child in self._children():
-            child.hold.hold(SAVE_YIELD_S)
+        if self._settings().embed_hold_for_saves:
+            for child in self._children():
+                child.hold.hold(SAVE_YIELD_S)
 
     def save_written(self) -> None:
         self._yield_until = 0.0

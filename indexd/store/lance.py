@@ -354,7 +354,7 @@ class Store:
             held = self.entries_where(_in_list("file_key", keys), COLUMNS)
         except Exception as exc:  # noqa: BLE001 - the table is unreadable: stop trusting the index
             log.warning("keyword index not put back after a failed write, searching the table: %s", exc)
-            self.text_index.ready = False
+            _turn_off(self.text_index, exc)
             return
         self._hot("text_index", "replace_files", keys, held)
 
@@ -389,7 +389,8 @@ class Store:
     def _hot(self, name: str, op: str, *args) -> None:
         """Apply a write to a hot index (its lock is the innermost, so this may
         run under the table's: store/build_window.py). A failure turns it off:
-        searches fall back to the table's own indexes, nothing is lost."""
+        searches fall back to the table's own indexes, nothing is lost, and the
+        daemon builds it again (Engine._heal_hot_indexes)."""
         index = getattr(self, name)
         if index is None:
             return
@@ -398,8 +399,8 @@ class Store:
         try:
             changed = getattr(index, op)(*args)
         except Exception as exc:  # noqa: BLE001 - the table stays the truth
-            log.warning("keyword index update failed, searching the table instead: %s", exc)
-            index.ready = False
+            log.warning("%s update failed, searching the table instead: %s", name, exc)
+            _turn_off(index, exc)
         if op in WRITER_HOT_OPS:   # the enrich thread's upserts are not a batch's
             self.hot_s += time.perf_counter() - started
             if name == "text_index" and changed is not False:   # False: nothing to write
@@ -975,6 +976,14 @@ def _without_vectors(table: pa.Table, schema: pa.Schema) -> pa.Table:
     columns = [pa.nulls(n, f.type) if f.name in ("vector", "embed_hash") else
                table.column(f.name).cast(f.type) for f in schema]
     return pa.Table.from_arrays(columns, schema=schema)
+
+
+
+def _turn_off(index, exc: BaseException) -> None:
+    """A hot index that missed a write answers no more; ``failed`` says why
+    until it is built again."""
+    index.ready = False
+    index.failed = f"{type(exc).__name__}: {exc}"
 
 
 def _until(batches, stop):

@@ -146,6 +146,7 @@ class TextIndex(BuildWindow):
         self._init_window()
         self.boosts = dict(boosts or DEFAULT_BOOSTS)
         self.ready = False
+        self.failed: str | None = None   # why a write missed it (store._turn_off)
         self.docs = 0
         # slot -> RANKED fields of the document holding it; file_key -> entry
         # id -> (slot, fingerprint of the row's indexed fields). A slot is never

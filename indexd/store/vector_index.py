@@ -31,6 +31,7 @@ class VectorIndex(BuildWindow):
         self._meta: dict[str, list] = {f: [] for f in FILTER_FIELDS + ("id", "file_key")}
         self._clear(1024)   # the matrix, its live mask, and the maps from ids and files
         self.ready = False
+        self.failed: str | None = None   # why a write missed it (store._turn_off)
 
     @property
     def vectors(self) -> int:
