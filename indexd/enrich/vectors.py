@@ -55,6 +55,10 @@ class VectorPlan:
         self.found.update(done)
         return {k: v for k, v in done.items() if k not in fresh}
 
+    def missing_of(self, key: str) -> list[str]:
+        """The texts' keys a row (by its key) still needs from the model."""
+        return [k for k in self._parts.get(key, ()) if k in self.missing]
+
     def to_cache(self, fresh: dict) -> dict:
         """Take the model's vectors; what the cache should get: them, and every row
         vector pooled here (from them or from cached texts)."""
@@ -146,9 +150,10 @@ class VectorStage:
         keys, found, missing = plan.keys, plan.found, plan.missing
         self.reused += sum(1 for k in keys if k in found)
         fresh: dict = {}
-        if missing and now is not None and len(missing) <= limit:
+        todo = missing if len(missing) <= limit else self._edited(rows, plan, limit) if now else {}
+        if todo and now is not None:
             try:
-                fresh = dict(zip(missing, now(list(missing.values()))))
+                fresh = dict(zip(todo, now(list(todo.values()))))
             except Exception as exc:  # noqa: BLE001 - the save is written anyway; the queue embeds it
                 log.warning("a save's %d texts not embedded before its write: %s", len(missing), exc)
             else:
@@ -162,6 +167,27 @@ class VectorStage:
             if vec is not None:
                 row["embed_hash"], row["vector"] = key, vec
         return all(key in found for key in keys)
+
+    def _edited(self, rows: list[dict], plan: VectorPlan, limit: int) -> dict:
+        """Too many texts to embed with the write: a file the backlog has not
+        reached yet (its first save embedded all 277 entries of typing.py through
+        the queue, 13-28 s while the bulk model ran). Those this save changed,
+        against the table's rows of the same files, when they are ``limit`` texts or
+        fewer: the edit is searchable by meaning once written; the rest of the file
+        follows in the queue, first in line."""
+        try:
+            before = self.store.entry_hashes(sorted({r["file_key"] for r in rows}))
+        except Exception as exc:  # noqa: BLE001 - the queue embeds them all, as before
+            log.warning("a save's changed entries not found: %s", exc)
+            return {}
+        todo: dict = {}
+        for row, key in zip(rows, plan.keys):
+            if before.get(row["id"]) == row.get("content_hash"):
+                continue   # as it was: the queue has it
+            todo.update((k, plan.missing[k]) for k in plan.missing_of(key))
+            if len(todo) > limit:
+                return {}   # a big change (a new file, a rewrite): the queue, as before
+        return todo
 
     def _put_cache_later(self) -> None:
         with self._priority_lock:

@@ -559,6 +559,13 @@ class Store:
             self.fault_hook(op)
 
     # -- reads -------------------------------------------------------------
+    def entry_hashes(self, file_keys: list[str]) -> dict[str, str]:
+        """Entry id -> content hash of these files' rows as the table holds them."""
+        if not file_keys:
+            return {}
+        return {r["id"]: r["content_hash"]
+                for r in self.entries_where(_in_list("file_key", file_keys), ["id", "content_hash"])}
+
     def entries_where(self, where: str | None, columns=None, limit: int | None = None) -> list[dict]:
         query = self.entries.search()
         if where:

@@ -118,3 +118,34 @@ def test_a_shared_realms_reconcile_leaves_its_vectors_to_the_team_index(git_repo
     # a save once the hold is over: its file's four rows, none cached, go with its write
     assert store.count_missing_vectors() == 0
     assert (enricher.written_with_vectors, enricher.written_without_vectors) == (1, 1)
+
+
+def test_the_first_save_of_a_file_the_queue_has_not_reached_embeds_its_edit_at_once(
+        git_repo, make_store, real_model):
+    # Before: every entry of such a file was missing, more than SAVE_EMBED_MAX, so
+    # the write embedded none and the edit waited for the whole file in the queue
+    # (typing.py's first save while the stdlib embedded: 13-28 s to semantic search).
+    helpers = "".join(f"def helper_{i}(x):\n    return x + {i}\n\n\n" for i in range(SAVE_EMBED_MAX + 2))
+    git_repo.write("many.py", helpers)
+    git_repo.commit()
+    calls = []
+
+    def now(texts):
+        calls.append(texts)
+        return real_model.encode_now(texts)
+
+    store, stage, indexer = _indexer(git_repo, make_store, real_model, now)
+    indexer.index()
+    assert calls == [] and store.count_missing_vectors() == SAVE_EMBED_MAX + 3   # the queue's
+    git_repo.write("many.py", helpers + SAVED.split("\n\n\ndef existing_handler")[0] + "\n")
+    indexer.index()
+    # the save's changed entries only: the new function and the file's own entry
+    assert len(calls) == 1 and len(calls[0]) <= SAVE_EMBED_MAX, calls
+    assert any("Celsius to Fahrenheit" in text for text in calls[0]), calls
+    assert not any(text.startswith("function helper_") for text in calls[0]), calls
+    res = fused_search(store, real_model, SearchRequest(
+        query="turn a temperature in celsius into fahrenheit", mode="semantic", limit=1))
+    assert res["results"][0]["symbol"] == "celsius_to_fahrenheit"
+    assert store.count_missing_vectors() == SAVE_EMBED_MAX + 2   # the untouched helpers wait
+    stage.drain()
+    assert store.count_missing_vectors() == 0
