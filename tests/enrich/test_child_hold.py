@@ -130,7 +130,7 @@ def test_a_held_bulk_childs_batch_waits_and_then_gives_the_vectors_an_unheld_one
         want = bulk.encode(texts)
         pid = bulk._pids()[0]
         assert bulk.hold.hold(0.5)
-        assert _state(pid) == "T"
+        wait_until(lambda: _state(pid) == "T", what="the child stopped")   # delivered async
         got = bulk.encode(texts)      # nobody releases it: the wait ends the hold when due
         assert not bulk.hold.held and _state(pid) != "T"
         assert bulk.hold.held_s >= 0.4
