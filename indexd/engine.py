@@ -104,6 +104,7 @@ class Engine:
         self._due_at: float | None = None                # when the worker took its last work
         self._config_stamp = _stamp(settings.paths.config_file)
         self._config_settles_at: float | None = None     # a changed config.toml is read at rest
+        self._config_missing_at: float | None = None     # when config.toml was first seen gone
         self.watcher = Watcher(self.on_path, self.on_git, self.on_dir, self.on_overflow)
         # The observer thread's own ignore rules (pygit2 objects are not shared
         # across threads; the worker has the indexer's).
@@ -409,9 +410,15 @@ class Engine:
         stamp = _stamp(self.settings.paths.config_file)
         if stamp == self._config_stamp and not self.reload_requested:
             return
-        # An editor that saves in place truncates, then writes: read between the
-        # two, an empty config removed every repo and deleted its rows.
-        age = time.time() - stamp[0] / 1e9 if stamp else CONFIG_SETTLE_S
+        # An editor that saves in place truncates, then writes (one that renames the
+        # file away first leaves none for a moment): read between the two, an empty
+        # config removed every repo and deleted its rows.
+        if stamp:
+            self._config_missing_at = None
+            age = time.time() - stamp[0] / 1e9
+        else:
+            self._config_missing_at = self._config_missing_at or time.time()
+            age = time.time() - self._config_missing_at
         if 0 <= age < CONFIG_SETTLE_S:
             self._config_settles_at = time.monotonic() + CONFIG_SETTLE_S - age
             return

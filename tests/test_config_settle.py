@@ -76,3 +76,29 @@ def test_a_config_stamped_in_the_future_is_not_waited_for(engine):
     os.utime(cfg, (ahead, ahead))
     _check(engine)
     assert not engine.settings.realms
+
+
+def test_a_config_missing_for_a_moment_as_an_editor_renames_it_away_is_not_read(engine,
+                                                                               monkeypatch):
+    # vim (backupcopy=no, writebackup): the file is renamed to its backup, then
+    # written anew; between the two there is no config.toml at all.
+    settle = 3.0
+    monkeypatch.setattr(indexd.engine, "CONFIG_SETTLE_S", settle, raising=False)
+    cfg = engine.settings.paths.config_file
+    backup = cfg.with_name(cfg.name + "~")
+    os.rename(cfg, backup)
+    _check(engine)
+    assert "work" in engine.settings.realms
+    cfg.write_text(backup.read_text())
+    backup.unlink()
+    wait_until(lambda: time.time() - cfg.stat().st_mtime > settle, what="the file at rest")
+    _check(engine)
+    assert "work" in engine.settings.realms
+    assert engine.store.count("entries") > 0
+
+
+def test_a_config_deleted_for_good_is_obeyed(engine):
+    cfg = engine.settings.paths.config_file
+    cfg.unlink()
+    wait_until(lambda: (_check(engine), not engine.settings.realms)[1], timeout=30,
+               what="the missing config read once it stayed missing")
