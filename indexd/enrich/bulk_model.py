@@ -113,6 +113,9 @@ class BulkEmbedder:
         self.hold = ChildHold(self._pids, max_s=HOLD_MAX_S)
 
     def _pids(self) -> list[int]:
+        # None once the child died or is being killed: its pid may be reaped and reused.
+        if self.broken is not None or self.aborted:
+            return []
         # The pool has no public list of its processes.
         return [proc.pid for proc in list((getattr(self._pool, "_processes", None) or {}).values())]
 
