@@ -119,6 +119,26 @@ def git_repo(tmp_path) -> GitRepo:
 
 
 @pytest.fixture
+def engine(git_repo, indexd_home, make_store):
+    """The daemon's engine in this process (no socket, no model) on a one-file
+    repo, indexed; stopped after the test."""
+    from testlib import settings_with_realm, wait_until
+
+    from indexd.engine import Engine
+
+    git_repo.write("pay.py", "def settle_invoice(total):\n    return total\n")
+    git_repo.commit()
+    settings = settings_with_realm("work", git_repo.path)
+    engine = Engine(settings, make_store(settings), embed=False)
+    engine.start()
+    try:
+        wait_until(lambda: engine.store.count("entries") > 0, timeout=120, what="the repo indexed")
+        yield engine
+    finally:
+        engine.stop()
+
+
+@pytest.fixture
 def make_store():
     from indexd.store import Store
 

@@ -17,24 +17,9 @@ from __future__ import annotations
 import os
 import time
 
-import pytest
-
-from testlib import settings_with_realm, wait_until
+from testlib import wait_until
 
 import indexd.engine
-from indexd.engine import Engine
-
-
-@pytest.fixture
-def engine(git_repo, indexd_home, make_store):
-    git_repo.write("pay.py", "def settle_invoice(total):\n    return total\n")
-    git_repo.commit()
-    settings = settings_with_realm("work", git_repo.path)
-    engine = Engine(settings, make_store(settings), embed=False)
-    engine.start()
-    wait_until(lambda: engine.store.count("entries") > 0, timeout=120, what="the repo indexed")
-    yield engine
-    engine.stop()
 
 
 def _check(engine) -> None:

@@ -11,23 +11,9 @@ Real engine, store and repo in temp dirs. The failure itself is injected (one
 
 from __future__ import annotations
 
-import pytest
+from testlib import wait_until
 
-from testlib import settings_with_realm, wait_until
-
-from indexd.engine import Engine
 from indexd.store.text_index import TextIndex
-
-
-@pytest.fixture
-def engine(git_repo, indexd_home, make_store):
-    git_repo.write("pay.py", "def settle_invoice(total):\n    return total\n")
-    git_repo.commit()
-    settings = settings_with_realm("work", git_repo.path)
-    engine = Engine(settings, make_store(settings), embed=False)
-    engine.start()
-    yield engine
-    engine.stop()
 
 
 def _words(engine, word):

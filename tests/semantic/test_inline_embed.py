@@ -63,9 +63,13 @@ def test_a_saves_few_new_entries_are_searchable_by_meaning_once_written(git_repo
     assert set(store.cache_get([key])) == {key}
 
 
-def test_a_change_of_many_new_entries_is_left_to_the_queue(git_repo, make_store, real_model):
-    git_repo.write("many.py", "".join(f"def helper_{i}(x):\n    return x + {i}\n\n\n"
-                                      for i in range(SAVE_EMBED_MAX + 2)))
+HELPERS = "".join(f"def helper_{i}(x):\n    return x + {i}\n\n\n" for i in range(SAVE_EMBED_MAX + 2))
+
+
+def _many_indexed(git_repo, make_store, real_model):
+    """A file of more new texts than a write embeds, indexed: the queue has them all.
+    Returns the store, the stage, the indexer and the write's calls to the model."""
+    git_repo.write("many.py", HELPERS)
     git_repo.commit()
     calls = []
 
@@ -76,6 +80,11 @@ def test_a_change_of_many_new_entries_is_left_to_the_queue(git_repo, make_store,
     store, stage, indexer = _indexer(git_repo, make_store, real_model, now)
     indexer.index()
     assert calls == [] and store.count_missing_vectors() == SAVE_EMBED_MAX + 3
+    return store, stage, indexer, calls
+
+
+def test_a_change_of_many_new_entries_is_left_to_the_queue(git_repo, make_store, real_model):
+    store, stage, _, _ = _many_indexed(git_repo, make_store, real_model)
     stage.drain()
     assert store.count_missing_vectors() == 0
 
@@ -125,19 +134,8 @@ def test_the_first_save_of_a_file_the_queue_has_not_reached_embeds_its_edit_at_o
     # Before: every entry of such a file was missing, more than SAVE_EMBED_MAX, so
     # the write embedded none and the edit waited for the whole file in the queue
     # (typing.py's first save while the stdlib embedded: 13-28 s to semantic search).
-    helpers = "".join(f"def helper_{i}(x):\n    return x + {i}\n\n\n" for i in range(SAVE_EMBED_MAX + 2))
-    git_repo.write("many.py", helpers)
-    git_repo.commit()
-    calls = []
-
-    def now(texts):
-        calls.append(texts)
-        return real_model.encode_now(texts)
-
-    store, stage, indexer = _indexer(git_repo, make_store, real_model, now)
-    indexer.index()
-    assert calls == [] and store.count_missing_vectors() == SAVE_EMBED_MAX + 3   # the queue's
-    git_repo.write("many.py", helpers + SAVED.split("\n\n\ndef existing_handler")[0] + "\n")
+    store, stage, indexer, calls = _many_indexed(git_repo, make_store, real_model)
+    git_repo.write("many.py", HELPERS + SAVED.split("\n\n\ndef existing_handler")[0] + "\n")
     indexer.index()
     # the save's changed entries only: the new function and the file's own entry
     assert len(calls) == 1 and len(calls[0]) <= SAVE_EMBED_MAX, calls
