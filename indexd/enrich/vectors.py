@@ -155,7 +155,7 @@ class VectorStage:
             try:
                 fresh = dict(zip(todo, now(list(todo.values()))))
             except Exception as exc:  # noqa: BLE001 - the save is written anyway; the queue embeds it
-                log.warning("a save's %d texts not embedded before its write: %s", len(missing), exc)
+                log.warning("a save's %d texts not embedded before its write: %s", len(todo), exc)
             else:
                 self.embedded += len(fresh)
         later = plan.to_cache(fresh)
