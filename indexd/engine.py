@@ -231,7 +231,7 @@ class Engine:
         return purge_unknown_repos(self.settings, self.store)
 
     # -- watcher hooks (observer thread) -----------------------------------
-    def on_path(self, realm: str, repo: str, rel: str) -> None:
+    def on_path(self, realm: str, repo: str, rel: str, event: str = "modified") -> None:
         self.events_at[(realm, repo)] = time.monotonic()
         name = rel.rsplit("/", 1)[-1]
         if name.startswith(COOKIE_PREFIX):
@@ -244,7 +244,7 @@ class Engine:
             self.on_rescan(realm, repo, f"{name} changed")
         elif self._ignored(repo, rel, False):
             return
-        self.debouncer.touch((realm, repo, rel))
+        self.debouncer.touch((realm, repo, rel), event=event)
         self.enrich.yield_to_save()   # the model waits between batches until it is written
         with self.cond:
             self.cond.notify_all()

@@ -11,6 +11,13 @@ so it is indexed 50 ms after its last event instead of 250 ms; a burst of
 many files (a code generator, a tool run) has more than ``quick_max``
 pending and keeps the per-path quiet period, so it still coalesces into few
 batches, and a writer that never pauses for ``quick_s`` gets no shortcut.
+
+A save written in place is due at once: when every path of the small set was
+last closed after writing (inotify's close-write, Linux only) and none was
+created or moved into place in this burst, the files are whole and nothing
+more is coming. A rename-save (a temporary created, closed, then moved over
+the file) and a new file keep the ``quick_s`` wait: the temporary closes before
+its rename arrives (docs/decisions.md, "Save debounce").
 """
 
 from __future__ import annotations
@@ -31,13 +38,23 @@ class Debouncer:
         self.clock = clock
         self._first: dict[Hashable, float] = {}
         self._last: dict[Hashable, float] = {}
+        self._closed: set[Hashable] = set()    # last event: closed after writing
+        self._created: set[Hashable] = set()   # created or moved into place since pending
         self._lock = threading.Lock()
 
-    def touch(self, key: Hashable, now: float | None = None) -> None:
+    def touch(self, key: Hashable, now: float | None = None, event: str = "modified") -> None:
+        """``event``: the watcher's kind (``closed`` is a close after writing;
+        ``created`` and ``moved`` mark a path that was not written in place)."""
         now = self.clock() if now is None else now
         with self._lock:
             self._first.setdefault(key, now)
             self._last[key] = now
+            if event == "closed":
+                self._closed.add(key)
+            else:
+                self._closed.discard(key)
+            if event in ("created", "moved"):
+                self._created.add(key)
 
     def due(self, now: float | None = None) -> dict[Hashable, float]:
         """Pop every key that is ready; maps key -> time it was first touched."""
@@ -49,8 +66,7 @@ class Debouncer:
                 ready = {k: self._first[k] for k, last in self._last.items()
                          if now - last >= self.quiet_s or now - self._first[k] >= self.max_delay_s}
             for k in ready:
-                del self._last[k]
-                del self._first[k]
+                self._forget(k)
         return ready
 
     def next_deadline(self) -> float | None:
@@ -67,7 +83,16 @@ class Debouncer:
         Caller holds the lock."""
         if not self._last or len(self._last) > self.quick_max:
             return None
-        return max(self._last.values()) + self.quick_s
+        last = max(self._last.values())
+        if not self._created and len(self._closed) == len(self._last):
+            return last   # written in place and closed: whole now
+        return last + self.quick_s
+
+    def _forget(self, key: Hashable) -> None:
+        del self._last[key]
+        del self._first[key]
+        self._closed.discard(key)
+        self._created.discard(key)
 
     def pending(self) -> int:
         with self._lock:
@@ -88,5 +113,4 @@ class Debouncer:
     def drop(self, predicate: Callable[[Hashable], bool]) -> None:
         with self._lock:
             for k in [k for k in self._last if predicate(k)]:
-                del self._last[k]
-                del self._first[k]
+                self._forget(k)

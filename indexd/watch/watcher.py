@@ -69,7 +69,7 @@ class RepoHandler(FileSystemEventHandler):
     def _dispatch(self, event, rel: str) -> None:
         parts = rel.split("/")
         if parts[-1].startswith(COOKIE_PREFIX):
-            self.on_path(self.realm, self.repo, rel)
+            self.on_path(self.realm, self.repo, rel, event.event_type)
             return
         if parts[0] == ".git":
             if parts[-1] in GIT_STATE_FILES or (len(parts) > 1 and parts[1] == "refs"):
@@ -80,7 +80,7 @@ class RepoHandler(FileSystemEventHandler):
         if event.is_directory:
             self.on_dir(self.realm, self.repo, rel, event.event_type)
             return
-        self.on_path(self.realm, self.repo, rel)
+        self.on_path(self.realm, self.repo, rel, event.event_type)
 
 
 class _OverflowLog(logging.Handler):
