@@ -310,6 +310,7 @@ class Engine:
         # vectors and summaries (_run_cycle): asked first, the model redid them.
         self.enrich.hold_vectors = True
         try:
+            self.store.ensure_key_indexes()   # a save's deletes find its rows by index
             self._build_hot_indexes()
         finally:
             if not self.settings.shared:
@@ -345,7 +346,6 @@ class Engine:
                 "rebuilt_after": self.hot_rebuilt_after.get("vector_index")}
 
     def _build_hot_indexes(self, which=("text_index", "vector_index")) -> None:
-        self.store.ensure_key_indexes()   # a save's deletes find its rows by index
         for what, attr, build in (("keyword", "text_index", self.store.build_text_index),
                                   ("vector", "vector_index", self.store.build_vector_index)):
             if attr not in which:

@@ -8,23 +8,13 @@ import os
 import threading
 from dataclasses import replace
 
-from testlib import settings_with_realm
+from testlib import indexed_repo
 
-from indexd.pipeline import Indexer
 from indexd.store import Store
 
 
-def _indexed_repo(git_repo, make_store, files: int = 30):
-    for i in range(files):
-        git_repo.write(f"pkg/m{i:02d}.py", f"def fn_{i}():\n    return {i}\n")
-    git_repo.write("README.md", "# Title\n\nSome words.\n")
-    git_repo.commit()
-    settings = settings_with_realm("work", git_repo.path)
-    store = make_store(settings)
-    indexer = Indexer(settings, store)
-    indexer.index()
-    realm, repo = settings.realm_repos("work")[0]
-    return settings, store, indexer, realm, repo
+def _indexed_repo(git_repo, make_store):
+    return indexed_repo(git_repo, make_store, 30, {"README.md": "# Title\n\nSome words.\n"})
 
 
 def _scans(store) -> list[str]:

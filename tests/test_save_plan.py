@@ -3,21 +3,13 @@ real pipeline, real LanceDB; the store's answers are recorded, not faked."""
 
 from __future__ import annotations
 
-from testlib import settings_with_realm
+from testlib import indexed_repo
 
-from indexd.pipeline import Indexer
 from indexd.query.search import SearchRequest, keyword_search
 
 
 def test_a_one_file_plan_reads_one_file_row(git_repo, make_store):
-    for i in range(40):
-        git_repo.write(f"pkg/m{i:02d}.py", f"def fn_{i}():\n    return {i}\n")
-    git_repo.commit()
-    settings = settings_with_realm("work", git_repo.path)
-    store = make_store(settings)
-    indexer = Indexer(settings, store)
-    indexer.index()
-    realm, repo = settings.realm_repos("work")[0]
+    settings, store, indexer, realm, repo = indexed_repo(git_repo, make_store, 40)
 
     read = []
     real = store.file_records

@@ -113,6 +113,24 @@ def settings_with_realm(name: str, *paths: Path):
     return load_settings()
 
 
+def indexed_repo(git_repo, make_store, files: int, extra: dict[str, str] | None = None):
+    """A committed repo of ``files`` one-function modules (and ``extra`` files),
+    indexed once: (settings, store, indexer, realm, repo)."""
+    from indexd.pipeline import Indexer
+
+    for i in range(files):
+        git_repo.write(f"pkg/m{i:02d}.py", f"def fn_{i}():\n    return {i}\n")
+    for path, text in (extra or {}).items():
+        git_repo.write(path, text)
+    git_repo.commit()
+    settings = settings_with_realm("work", git_repo.path)
+    store = make_store(settings)
+    indexer = Indexer(settings, store)
+    indexer.index()
+    realm, repo = settings.realm_repos("work")[0]
+    return settings, store, indexer, realm, repo
+
+
 def hash_embedded_store(git_repo, make_store, files: dict[str, str]):
     """A committed repo of ``files`` in realm "work", and its store made for
     the hash embedder: (settings, store, embedder); nothing indexed yet."""
