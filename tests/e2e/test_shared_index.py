@@ -376,9 +376,14 @@ def test_the_daemon_takes_a_teammates_vectors_and_says_so(tmp_path, s3, daemon, 
     # A later rescan finds nothing missing: status still says what the shared index gave
     # (it said `nothing_missing`, forgetting it, whenever a reconcile ran again)
     d.call("reindex", wait=True, timeout=120)
-    again = d.call("status", sync=True, timeout=60)["embedding"]["shared"]["work"]["repos"]
+
+    def checked():
+        # the reconcile queues the check; the enrich thread makes it after `reindex` returns
+        repos = d.call("status", sync=True, timeout=60)["embedding"]["shared"]["work"]["repos"]
+        return repos if "checked_at" in repos[str(repo.path)] else None
+    again = wait_until(checked, timeout=60, what="the shared index to be checked again")
     assert again[str(repo.path)]["status"] == "used", again
-    assert again[str(repo.path)]["vectors"] == 4 and again[str(repo.path)]["checked_at"]
+    assert again[str(repo.path)]["vectors"] == 4, again
 
     def sources():
         found = d.call("search", query="alpha", realm="work", mode="keyword", sync=True, timeout=60)
