@@ -16,13 +16,16 @@ MANY = APP_FILES | {f"app/extra_{i}.py": f"from app.db import open_database_conn
                     f"def use_{i}():\n    return open_database_connection()\n" for i in range(24)}
 
 
-def test_a_paused_build_is_the_same_graph_and_pauses_every_few_files(tree):
+def test_a_paused_build_is_the_same_graph_and_may_pause_before_every_file(tree):
+    # Every file, not every fifth: a save that arrived mid-way shared the GIL with up
+    # to five files' work (docs/decisions.md, "A graph build pauses at every file").
     facts = repo_facts("r", tree("proj", MANY))
     calls = []
     paused = Graph().build(facts, pause=lambda: calls.append(1))
     assert edge_set(paused) == edge_set(Graph().build(facts)) and edge_set(paused)
-    points = (len(facts) + graph_module.PAUSE_EVERY - 1) // graph_module.PAUSE_EVERY
-    assert len(facts) >= 30 and points - 1 <= len(calls) <= points
+    assert graph_module.PAUSE_EVERY == 1
+    # (a pause is skipped while the build has paused longer than it has worked)
+    assert len(facts) >= 30 and len(facts) // 2 <= len(calls) <= len(facts)
 
 
 def test_the_pauses_add_up_to_at_most_the_builds_own_time(tree, monkeypatch):
