@@ -76,6 +76,7 @@ def dunder_edges(index, f, scope, res) -> None:
             res.wants.add(("name", name))
         key = (receiver, where, names[0].startswith("."))
         if key not in held:
+            index.checkpoint()
             held[key] = list(_receiver_classes(index, f, scope, receiver, names, where, classes))
         if held[key]:
             found += [(where, hit, line) for hit in _targets(index, f, held[key], names)]

@@ -285,6 +285,7 @@ def _ref_edges(index, f, scope: Scope, res) -> None:
         unmatched = kind in ("decorator", "stored", "passed") or own_value  # never name-matched
         key = (name, receiver, unmatched)
         if key not in cache:
+            index.checkpoint()
             res.wants.add(("name", name))
             if f.lang == "python":
                 how, hits = _python_targets(index, f, name, receiver, scope_sym, scope, local,

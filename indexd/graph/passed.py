@@ -36,6 +36,7 @@ def passed_edges(index, f, scope, res) -> None:
         if r.module is not None or r.name in own or any(
                 (s, r.name) in binds for s in _lookup_scopes(r.scope, classes) if s):
             continue
+        index.checkpoint()
         for repo, path, sym in _runs_passed(index, f, scope, r.name):
             key = (r.scope, repo, path, sym)
             if key not in seen and (repo, path, sym) != (f.repo, f.path, r.scope):
