@@ -120,6 +120,11 @@ def strip(value):
     return value
 
 
+def _quiet(status: dict) -> bool:
+    owners = status["owners"]
+    return status["queues"]["embed"] == 0 and owners["queued"] == 0 and not owners["rescan_due"]
+
+
 @pytest.fixture(scope="module")
 def served():
     home = Path(tempfile.mkdtemp(prefix="ixh"))
@@ -140,6 +145,9 @@ def served():
     d.call("search", query="retry backoff", sync=True)
     wait_until(lambda: d.call("status")["embedding"]["ready"], timeout=60, what="embedder")
     d.call("status", sync=True)
+    # The tests compare REST and socket answers whole: the vectors and the owners' blame,
+    # made on other threads, must be done first.
+    wait_until(lambda: _quiet(d.call("status")), timeout=120, what="vectors and blame done")
     yield d
     d.stop()
     shutil.rmtree(home, ignore_errors=True)

@@ -32,12 +32,18 @@ def _repo(git_repo):
     settings_with_realm("work", git_repo.path)
 
 
+def _settled(status: dict) -> bool:
+    return status["pending"] == 0 and status["embedding"]["ready"] and status["queues"]["embed"] == 0
+
+
 @pytest.fixture
 def indexed(git_repo, daemon):
     _repo(git_repo)
     d = daemon()
-    wait_until(lambda: d.call("status")["pending"] == 0 and d.call("status").get("embed_pending", 0) == 0,
-               timeout=120, what="indexed and embedded")
+    # status has no `embed_pending` (search answers do): the model's readiness and its
+    # queue say when every entry has its vector
+    wait_until(lambda: _settled(d.call("status", sync=True)), timeout=120,
+               what="indexed and embedded")
     return d
 
 

@@ -17,6 +17,7 @@ from indexd.enrich.summarizer import (
 from indexd.errors import ConfigError
 
 from enrich_fixtures import fake_ollama, settings  # noqa: F401 - fixtures
+from testlib import wait_until
 
 ROW = {"kind": "function", "name": "parse_header", "qualname": "parse_header",
        "signature": "def parse_header(line)", "path": "http/headers.py", "lang": "python",
@@ -153,14 +154,13 @@ def test_llm_down_falls_back_and_logs_once(fake_ollama, caplog):
 
 def test_llm_breaker_closes_after_cooldown(fake_ollama):
     fake_ollama.set_mode("error500")
-    s = fast(fake_ollama, retries=0, cooldown_s=0.2)
+    # 2 s, not 0.2: the second call must come inside the cooldown on a busy machine too
+    s = fast(fake_ollama, retries=0, cooldown_s=2.0)
     assert s.summarize([ROW]) == [FALLBACK]
     fake_ollama.set_mode("normal")
     assert s.summarize([ROW]) == [FALLBACK]                # breaker still open
-    import time
-
-    time.sleep(0.25)
-    assert s.summarize([ROW])[0][1] == "llm"
+    assert wait_until(lambda: s.summarize([ROW])[0][1] == "llm", timeout=30, interval=0.1,
+                      what="the breaker to close after its cooldown")
 
 
 def test_llm_unknown_model_404(fake_ollama):
