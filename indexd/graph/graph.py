@@ -39,8 +39,9 @@ from .properties import named_quals, property_quals
 from .resolve import RealmIndex
 
 STOP_EVERY = 50   # files computed between two looks at Graph.build's stop
-PAUSE_EVERY = 1   # ... and at its pause: every file (5 let a save share the GIL for ~50 ms)
-INSIDE_EVERY = 32  # ... and inside a file, every 32 distinct look-ups (~1 ms of work)
+# Graph.build's pause comes before every file (every fifth let a save share the GIL
+# for ~50 ms) and inside a file every INSIDE_EVERY distinct look-ups (~1 ms of work).
+INSIDE_EVERY = 32
 
 FULL_REALM_FILES = ("__init__.py", "__init__.pyi", "go.mod", "package.json", "tsconfig.json",
                     "jsconfig.json", "Cargo.toml")
@@ -165,9 +166,9 @@ class Graph:
               stop: Callable[[], bool] | None = None,
               pause: Callable[[], None] | None = None) -> Graph:
         """``stop``: asked every STOP_EVERY files; true raises BuildStopped.
-        ``pause``: called every PAUSE_EVERY files, may block (the daemon: while a
-        save is parsed and written, whose Python this build's would slow by half
-        on the GIL); its waits add up to at most the build's own time."""
+        ``pause``: called before each file and inside long ones, may block (the
+        daemon: while a save is parsed and written, whose Python this build's would
+        slow by half on the GIL); its waits add up to at most the build's own time."""
         self.__init__()
         for f in facts:
             self._add_facts(f)
@@ -179,7 +180,7 @@ class Graph:
             for i, key in enumerate(list(self.facts)):
                 if stop is not None and i % STOP_EVERY == 0 and stop():
                     raise BuildStopped(f"stopped after {i} of {len(self.facts)} files")
-                if pauses is not None and i % PAUSE_EVERY == 0:
+                if pauses is not None:
                     pauses()
                 self._compute(key)
         finally:

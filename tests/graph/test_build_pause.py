@@ -24,16 +24,14 @@ def test_a_paused_build_is_the_same_graph_and_may_pause_before_every_file(tree):
     calls = []
     paused = Graph().build(facts, pause=lambda: calls.append(1))
     assert edge_set(paused) == edge_set(Graph().build(facts)) and edge_set(paused)
-    assert graph_module.PAUSE_EVERY == 1
     # (a pause is skipped while the build has paused longer than it has worked; long
     # files pause inside too: the test below)
     assert len(facts) >= 30 and len(calls) >= len(facts) // 2
 
 
-def test_the_pauses_add_up_to_at_most_the_builds_own_time(tree, monkeypatch):
+def test_the_pauses_add_up_to_at_most_the_builds_own_time(tree):
     """A save that never ends (the gate always closed): the build still finishes,
     having waited no longer than it worked, plus the one wait in progress."""
-    monkeypatch.setattr(graph_module, "PAUSE_EVERY", 1)
     facts = repo_facts("r", tree("proj", MANY))
     waits: list[float] = []
     gate = threading.Event()   # never set
