@@ -27,6 +27,13 @@ def wait_until(predicate, timeout: float = 10.0, interval: float = 0.05, what: s
     raise AssertionError(f"timed out after {timeout}s waiting for {what} (last: {last!r})")
 
 
+def embedded(status: dict) -> bool:
+    """A daemon's status says every entry has its vector: the writer idle (`pending`
+    covers only it), the model loaded (a hybrid search is refused while it loads) and
+    its queue empty. Vectors are made on another thread than the one that answers."""
+    return status["pending"] == 0 and status["embedding"]["ready"] and not status["queues"]["embed"]
+
+
 def cpu_s(fn, runs: int = 2, min_total_s: float = 0.05) -> float:
     """CPU seconds per call: the least of a few runs (the one the machine disturbed least),
     each repeating a fast call until its total is measurable."""

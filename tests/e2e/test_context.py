@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from e2e.test_http_api import HttpDaemon, _env, req
-from testlib import BIN, GitRepo, run_cli, wait_until
+from testlib import BIN, GitRepo, embedded, run_cli, wait_until
 
 from indexd.errors import IndexdError, InvalidParams, RealmError
 from indexd.query.tokens import token_counter
@@ -79,7 +79,7 @@ def served():
     try:
         d.wait_ready()
         d.call("status", sync=True, timeout=60)
-        wait_until(lambda: embedded(d), timeout=60, what="vectors")   # hybrid answers stay put
+        wait_until(lambda: embedded(d.call("status")), timeout=60, what="vectors")   # hybrid answers stay put
         # the warm graph is built after the first batch: wait until it links fetch
         wait_until(lambda: any(i["symbol"] == "fetch" for i in context(d, hits=2)["items"]),
                    timeout=30, what="the graph")
@@ -87,11 +87,6 @@ def served():
     finally:
         d.stop()
         shutil.rmtree(home, ignore_errors=True)
-
-
-def embedded(d) -> bool:
-    st = d.call("status")
-    return st["embedding"]["ready"] and not st["queues"]["embed"]
 
 
 def context(d, **params):

@@ -29,7 +29,6 @@ def test_a_save_is_indexed_without_waiting_for_the_burst_quiet_period(git_repo, 
     # file within the wait below. No `sync`: that would flush at once.
     d = _ready(git_repo, daemon, {"INDEXD_DEBOUNCE_MS": "60000", "INDEXD_MAX_DELAY_MS": "60000"})
     saved_at = time.time()
-    before = d.call("status")["queues"]["embed"]
     git_repo.write("app.py", "def existing_handler():\n    return 1\n\n\n"
                              "def freshly_saved_widget():\n    return 2\n")
     wait_until(lambda: _found(d, "freshly_saved_widget", "freshly_saved_widget"), timeout=30,

@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 import pytest
-from testlib import BIN, GitRepo, wait_until
+from testlib import BIN, GitRepo, embedded, wait_until
 
 from indexd.client import Client
 from indexd.errors import ConfigError, IndexdError
@@ -122,7 +122,7 @@ def strip(value):
 
 def _quiet(status: dict) -> bool:
     owners = status["owners"]
-    return status["queues"]["embed"] == 0 and owners["queued"] == 0 and not owners["rescan_due"]
+    return embedded(status) and owners["queued"] == 0 and not owners["rescan_due"]
 
 
 @pytest.fixture(scope="module")

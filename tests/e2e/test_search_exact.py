@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from testlib import run_cli, settings_with_realm, wait_until
+from testlib import embedded, run_cli, settings_with_realm, wait_until
 
 
 def _noisy_repo(git_repo):
@@ -26,16 +26,10 @@ def _noisy_repo(git_repo):
     settings_with_realm("work", git_repo.path)
 
 
-def _model_ready(status: dict) -> bool:
-    """Indexed and the model loaded: `pending` covers the writer only, and a hybrid
-    search while the model still loads is refused (ModelUnavailable)."""
-    return status["pending"] == 0 and status["embedding"]["ready"]
-
-
 def test_exact_identifier_first_at_every_limit_over_the_socket(git_repo, daemon):
     _noisy_repo(git_repo)
     d = daemon()
-    wait_until(lambda: _model_ready(d.call("status")), timeout=120, what="indexed, the model loaded")
+    wait_until(lambda: embedded(d.call("status")), timeout=120, what="indexed and embedded")
     for mode in ("keyword", "hybrid"):
         for limit in range(1, 11):
             res = d.call("search", query="url_for", mode=mode, limit=limit)
@@ -128,7 +122,7 @@ def test_the_least_nested_exact_name_and_a_package_name_come_first(git_repo, dae
     git_repo.commit()
     settings_with_realm("work", git_repo.path)
     d = daemon()
-    wait_until(lambda: _model_ready(d.call("status")), timeout=120, what="indexed, the model loaded")
+    wait_until(lambda: embedded(d.call("status")), timeout=120, what="indexed and embedded")
     for query, want in (("make_archive", ("archive.py", "make_archive")),
                         ("loop.run", ("loop/runners.py", "run"))):
         for mode in ("keyword", "hybrid"):

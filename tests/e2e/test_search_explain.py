@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from testlib import run_cli, settings_with_realm, wait_until
+from testlib import embedded, run_cli, settings_with_realm, wait_until
 
 from indexd.errors import IndexdError
 from indexd.query.rerank import FEATURES
@@ -32,17 +32,12 @@ def _repo(git_repo):
     settings_with_realm("work", git_repo.path)
 
 
-def _settled(status: dict) -> bool:
-    return status["pending"] == 0 and status["embedding"]["ready"] and status["queues"]["embed"] == 0
-
-
 @pytest.fixture
 def indexed(git_repo, daemon):
     _repo(git_repo)
     d = daemon()
-    # status has no `embed_pending` (search answers do): the model's readiness and its
-    # queue say when every entry has its vector
-    wait_until(lambda: _settled(d.call("status", sync=True)), timeout=120,
+    # status has no `embed_pending` (search answers do)
+    wait_until(lambda: embedded(d.call("status", sync=True)), timeout=120,
                what="indexed and embedded")
     return d
 

@@ -9,6 +9,8 @@ import pickle
 import threading
 import time
 
+import pytest
+
 from graph_helpers import APP_FILES, edge_set, repo_facts
 from indexd.graph import Graph
 from indexd.graph import graph as graph_module
@@ -19,7 +21,7 @@ MANY = APP_FILES | {f"app/extra_{i}.py": f"from app.db import open_database_conn
 
 def test_a_paused_build_is_the_same_graph_and_may_pause_before_every_file(tree):
     # Every file, not every fifth: a save that arrived mid-way shared the GIL with up
-    # to five files' work (docs/decisions.md, "A graph build pauses at every file").
+    # to five files' work (docs/decisions.md, "The graph's build waits at the same gate").
     facts = repo_facts("r", tree("proj", MANY))
     calls = []
     paused = Graph().build(facts, pause=lambda: calls.append(1))
@@ -86,10 +88,6 @@ def test_the_pause_is_gone_once_the_build_ends(tree):
 def test_a_stopped_build_takes_its_pause_away_too(tree):
     facts = repo_facts("r", tree("proj", MANY))
     graph = Graph()
-    try:
+    with pytest.raises(graph_module.BuildStopped):
         graph.build(facts, stop=lambda: True, pause=lambda: None)
-    except graph_module.BuildStopped:
-        pass
-    else:
-        raise AssertionError("the build did not stop")
     assert graph.indexes and all("checkpoint" not in vars(i) for i in graph.indexes.values())
