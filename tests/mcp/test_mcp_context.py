@@ -7,9 +7,9 @@ import pytest
 
 pytest.importorskip("mcp")
 
-from e2e.test_context import QUERY, embedded, make_repo  # noqa: E402
+from e2e.test_context import QUERY, make_repo  # noqa: E402
 from test_mcp_server import call, run  # noqa: E402
-from testlib import settings_with_realm, wait_until  # noqa: E402
+from testlib import embedded, settings_with_realm, wait_until  # noqa: E402
 
 
 def test_index_context_listed_and_callable(git_repo, daemon, indexd_home):
@@ -17,7 +17,7 @@ def test_index_context_listed_and_callable(git_repo, daemon, indexd_home):
     settings_with_realm("work", git_repo.path)
     d = daemon()
     d.call("status", sync=True, timeout=60)
-    wait_until(lambda: embedded(d), timeout=60, what="vectors")   # hybrid answers stay put
+    wait_until(lambda: embedded(d.call("status")), timeout=60, what="vectors")   # hybrid answers stay put
     want = d.call("context", query=QUERY, budget=1000,
                   files=[str(git_repo.path / "app/cache.py")])
 
