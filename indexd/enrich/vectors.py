@@ -150,7 +150,9 @@ class VectorStage:
         keys, found, missing = plan.keys, plan.found, plan.missing
         self.reused += sum(1 for k in keys if k in found)
         fresh: dict = {}
-        todo = missing if len(missing) <= limit else self._edited(rows, plan, limit) if now else {}
+        todo = missing
+        if len(missing) > limit:   # a file the queue has not reached: this save's edit only
+            todo = self._edited(rows, plan, limit) if now is not None else {}
         if todo and now is not None:
             try:
                 fresh = dict(zip(todo, now(list(todo.values()))))

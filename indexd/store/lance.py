@@ -985,7 +985,6 @@ def _without_vectors(table: pa.Table, schema: pa.Schema) -> pa.Table:
     return pa.Table.from_arrays(columns, schema=schema)
 
 
-
 def _turn_off(index, exc: BaseException) -> None:
     """A hot index that missed a write answers no more; ``failed`` says why
     until it is built again."""
