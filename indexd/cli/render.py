@@ -338,7 +338,9 @@ def _distances(result: dict, name: str, items: list) -> list[int]:
 
 
 def impact(result: dict) -> None:
-    print(_c("1", f"impact of {result['target']}") + dim(f"  ({result.get('took_ms', 0)} ms)"))
+    resolved = f" ({result['resolved']})" if result.get("resolved") else ""
+    print(_c("1", f"impact of {result['target']}{resolved}")
+          + dim(f"  ({result.get('took_ms', 0)} ms)"))
     if not result.get("complete", True):
         print(_c("33", f"incomplete: {result.get('incomplete_reason')}"))
     for bucket in ("affected", "tests", "docs"):

@@ -37,6 +37,7 @@ from .packed import Packed
 from .passed import CALLABLE_KINDS
 from .properties import named_quals, property_quals
 from .resolve import RealmIndex
+from .targets import looks_like_symbol, symbol_nodes
 
 STOP_EVERY = 50   # files computed between two looks at Graph.build's stop
 # Graph.build's pause comes before every file (every fifth let a save share the GIL
@@ -353,10 +354,13 @@ class Graph:
 
     def resolve_target(self, target: str) -> list[tuple]:
         """'repo_name/path', an absolute path, a unique repo-relative path or a
-        directory, optionally '::Qualified.name' -> nodes. Raises KeyError."""
-        path, _, symbol = target.partition("::")
+        directory, optionally '::Qualified.name'; or, where no path matches, a
+        symbol's name alone (targets.py) -> nodes. Raises KeyError."""
+        path, sep, symbol = target.partition("::")
         path = path.rstrip("/")
         keys = self._files_for(path)
+        if not keys and not sep and looks_like_symbol(path):
+            return symbol_nodes(self.facts, path)
         if not keys:
             raise KeyError(f"no indexed file matches {path!r}")
         if symbol:
@@ -454,7 +458,8 @@ class Graph:
                limit: int | None = 200) -> dict:
         """What may break if ``target`` changes: reverse walk, scored."""
         t0 = time.perf_counter()
-        seeds = _with_constructed_classes(self.resolve_target(target))
+        named = self.resolve_target(target)
+        seeds = _with_constructed_classes(named)
         incoming = self._incoming
         w = walk(seeds, incoming, depth, kinds, reverse=True, budget=self._budget(limit))
         visits, scores = w.visits, rank(seeds, w.traversed, w.visits)
@@ -487,7 +492,8 @@ class Graph:
         out |= self._unresolved_for(seeds)
         files = seed_files | {n[:3] for n in visits}
         complete, reason = self._completeness(files, pending)
-        return {"target": target, "took_ms": round((time.perf_counter() - t0) * 1000, 2),
+        return {"target": target, "resolved": _resolved_label(target, named),
+                "took_ms": round((time.perf_counter() - t0) * 1000, 2),
                 "complete": complete, "incomplete_reason": reason, **out,
                 "limit": limit, "truncated": any_truncated(out), "walk": w.summary(),
                 "tests_walk": None if deep is None else deep.summary()}
@@ -829,6 +835,14 @@ def _unresolved_index(res: Packed) -> dict[tuple, list[tuple]]:
 
 
 CONSTRUCTORS = ("__init__", "__new__", "__post_init__")
+
+
+def _resolved_label(target: str, nodes: list[tuple]) -> str | None:
+    """The symbol a name alone resolved to (``repo/path::Qualified.name``); None
+    for a path target, which says what it is."""
+    if "::" in target or len(nodes) != 1 or nodes[0][3] is None:
+        return None
+    return f"{repo_name(nodes[0][1])}/{nodes[0][2]}::{nodes[0][3]}"
 
 
 def _with_constructed_classes(seeds: list[tuple]) -> list[tuple]:

@@ -303,7 +303,8 @@ def format_impact(res: dict) -> str:
             change = f" ({ch['change']})" if ch.get("change") else ""
             out.append("  " + _hit_line(ch, False) + change)
     elif res.get("target"):
-        out.append(f"impact of {res['target']}:")
+        resolved = f" ({res['resolved']})" if res.get("resolved") else ""
+        out.append(f"impact of {res['target']}{resolved}:")
     buckets = [b for b in ("affected", "tests", "docs") if b in res]
     items = [it for b in buckets for it in (res.get(b) or []) if isinstance(it, dict)]
     _, multi = _repo_label(items)

@@ -62,6 +62,14 @@ def test_impact_across_repos(tmp_path, daemon):
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and "app/main.py" in out.stdout and "imports(resolved)" in out.stdout
 
+    # the symbol named alone, as a person or an agent types it first
+    by_name = d.call("impact", target="circle_area", depth=1, kinds=["references"])
+    by_path = d.call("impact", target=f"{target}::circle_area", depth=1, kinds=["references"])
+    assert by_name["affected"] == by_path["affected"] and by_name["affected"]
+    out = subprocess.run([str(BIN / "indexctl"), "refs", "circle_area"], env=d.env,
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and "app/main.py" in out.stdout, out.stderr
+
 
 def test_incomplete_when_pending_or_unparseable(tmp_path, daemon):
     lib, app = make_realm(tmp_path)

@@ -160,6 +160,9 @@ def test_targets_and_bad_params(git_repo, daemon):
     out = affected_cli(git_repo.path, "pkg/a.py::unbump", "--json")
     assert out.returncode == 0, out.stderr
     assert paths(json.loads(out.stdout)) == ["tests/test_unbump.py"]
+    by_name = affected_cli(git_repo.path, "unbump", "--json")   # the symbol's name alone
+    assert by_name.returncode == 0, by_name.stderr
+    assert paths(json.loads(by_name.stdout)) == ["tests/test_unbump.py"]
     for params, words in (({"since": "HEAD", "staged": True}, "one of"),
                           ({"since": "no-such-rev"}, "cannot diff"),
                           ({"targets": []}, "targets must be"),

@@ -28,7 +28,7 @@ def test_shape_distance_and_scores(setup):
     repo, g = setup
     res = g.impact("lib/base.py", depth=3)
     lists = ("affected", "tests", "docs")
-    assert set(res) == {"target", "took_ms", "complete", "incomplete_reason", "unresolved",
+    assert set(res) == {"target", "resolved", "took_ms", "complete", "incomplete_reason", "unresolved",
                         "unresolved_total", "unresolved_truncated", "limit", "truncated",
                         "walk", "tests_walk", *lists, *(f"{b}_{x}" for b in lists
                                           for x in ("total", "truncated", "by_distance",
@@ -81,6 +81,35 @@ def test_target_forms(setup, tree):
     with pytest.raises(KeyError, match="ambiguous"):
         both.impact("lib/mid.py")
     assert both.impact("proj2/lib/mid.py")["affected"] == []
+
+
+def test_a_symbol_named_alone_is_a_target(setup, tree):
+    """`indexctl impact load_settings` (what a person or an agent types first)
+    answered "no indexed file matches": a name alone, a class-qualified name
+    or a module-qualified one now names the symbol when it names one."""
+    repo, g = setup
+    by_path = g.impact("lib/mid.py::load_settings", depth=2)
+    assert by_path["resolved"] is None   # the target says what it is
+    for target in ("load_settings", "lib.mid.load_settings", "mid.load_settings"):
+        res = g.impact(target, depth=2)
+        assert res["affected"] == by_path["affected"] and res["tests"] == by_path["tests"]
+        assert res["resolved"] == "proj/lib/mid.py::load_settings"
+    refs = g.refs("parse_config_value")
+    assert {(r["path"], r["symbol"]) for r in refs["refs"]} >= {("lib/mid.py", "load_settings")}
+    assert g.deps("start_server")["deps"] == g.deps("lib/top.py::start_server")["deps"]
+
+    files = {"a/jobs.py": "class Queue:\n    def put(self, x):\n        pass\n\n\ndef run():\n    pass\n",
+             "b/tasks.py": "def run():\n    pass\n\n\ndef only_here():\n    Queue().put(1)\n"}
+    g2 = build("r", tree("proj3", files))
+    assert g2.resolve_target("Queue.put") == [("r", g2.resolve_target("a/jobs.py")[0][1],
+                                                "a/jobs.py", "Queue.put")]
+    assert [n[2:] for n in g2.resolve_target("put")] == [("a/jobs.py", "Queue.put")]  # a method's name
+    with pytest.raises(KeyError, match=r"'run' names 2 symbols: a/jobs.py::run, b/tasks.py::run"):
+        g2.resolve_target("run")
+    with pytest.raises(KeyError, match="no indexed file or symbol matches 'nothing_here'"):
+        g2.resolve_target("nothing_here")
+    with pytest.raises(KeyError, match="no indexed file matches 'a/nothing.py'"):
+        g2.resolve_target("a/nothing.py")
 
 
 def test_deps_refs_related(setup):
