@@ -271,7 +271,7 @@ def dispatch(args) -> int:
         _emit(args, result, render.symbols)
         return EXIT_OK if result.get("results") else EXIT_EMPTY
     if args.cmd == "summary":
-        params = {"path": _abs_path(args.path), "top": args.top}
+        params = {"path": _abs_target(args.path), "top": args.top}
         result = call(settings, "summary", {k: v for k, v in params.items() if v is not None})
         return _emit(args, result, render.summary)
     if args.cmd == "context":

@@ -11,6 +11,7 @@ asked again when either end changes.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from fakes.ollama_server import FakeOllama
 from testlib import run_cli, settings_with_realm, wait_until
@@ -212,6 +213,12 @@ def test_without_a_model_summaries_and_evidence_everywhere(git_repo, daemon):
     assert out["uses"][0]["path"] == "blueprints.py"
     text = run_cli("summary", git_repo.path / "app.py", env=d.env, check=True).stdout
     assert "The web app" in text and "app.py imports Blueprint" in text
+    # repo-relative, from a folder where no app.py is (as impact and owners take it):
+    # the client made it absolute against its own folder, which no realm holds
+    assert not Path("app.py").exists()
+    rel = run_cli("summary", "app.py", "--json", env=d.env)
+    assert rel.returncode == 0, rel.stderr
+    assert json.loads(rel.stdout)["uses"] == out["uses"]
     text = run_cli("impact", git_repo.path / "blueprints.py", env=d.env, check=True).stdout
     assert "      app.py imports Blueprint from blueprints.py" in text
     assert "      The web app: builds it from its blueprints." in text
@@ -224,7 +231,6 @@ def test_rest_and_the_offline_cli_answer_summary(git_repo, daemon):
     `indexctl summary --json` reads the store itself."""
     import urllib.error
     import urllib.request
-    from pathlib import Path
 
     git_repo.write("blueprints.py", BLUEPRINTS)
     git_repo.write("app.py", APP)
