@@ -53,6 +53,8 @@ def search(result: dict) -> None:
         tail = f" {dim('[' + repo + ']')}" if repo else ""
         if hit.get("shared"):
             tail += " " + dim(f"(shared {hit['shared']['commit'][:12]})")
+        if hit.get("also_at"):   # the symbol's other definitions in the file (overloads)
+            tail += " " + dim("also at lines " + ", ".join(map(str, sorted(hit["also_at"]))))
         print(f"{where} {_c('36', hit['kind'])} {_c('1', name)}".rstrip() + tail)
         if hit.get("snippet"):
             print("    " + dim(hit["snippet"]))

@@ -162,6 +162,8 @@ def _hit_line(hit: dict, multi_repo: bool) -> str:
     parts = [f"{path}{_lines(hit)}", str(hit.get("kind") or "")]
     if hit.get("symbol"):
         parts.append(str(hit["symbol"]))
+    if hit.get("also_at"):   # the symbol's other definitions in the file (overloads)
+        parts.append("(also at lines " + ", ".join(map(str, sorted(hit["also_at"]))) + ")")
     line = " ".join(p for p in parts if p)
     summary = hit.get("summary") or hit.get("snippet")
     if summary:

@@ -145,8 +145,10 @@ def fused_search(store, embedder, req: SearchRequest, params: RankParams = DEFAU
     if req.files:
         return _file_results(_hydrate(store, ordered), req, started, why)
     results = []
-    for e in _hydrate(store, ordered[: req.limit]):
+    for e, also in distinct_symbols(store, ordered, req.limit):
         hit = hit_from_row(e["row"], e["score"], tuple(e["match"])).to_json()
+        if also:
+            hit["also_at"] = also
         if req.context:
             hit["context"] = read_context(e["row"], req)
         if why is not None:
@@ -155,6 +157,33 @@ def fused_search(store, embedder, req: SearchRequest, params: RankParams = DEFAU
     return {"query": req.query, "mode": req.mode,
             "took_ms": round((time.perf_counter() - started) * 1000, 2),
             "total": len(results), "results": results}
+
+
+# A code symbol defined more than once in one file (typing overloads, a def
+# per platform) is one answer to a person: one hit, not three of the first places.
+FOLDED_KINDS = ("function", "method", "class")
+
+
+def distinct_symbols(store, ordered: list[dict], limit: int) -> list[tuple[dict, list[int]]]:
+    """The first ``limit`` hits, hydrated, each code symbol once: at its best
+    rank, with the start lines of its other definitions in the same file that
+    rank within what was read."""
+    out: list[tuple[dict, list[int]]] = []
+    seen: dict[tuple, list[int]] = {}
+    start = 0
+    while len(out) < limit and start < len(ordered):
+        step = max(limit - len(out), 8)
+        for e in _hydrate(store, ordered[start:start + step]):
+            row = e["row"]
+            key = (row.get("realm"), row.get("repo"), row.get("path"), row.get("kind"),
+                   row.get("qualname"))
+            if row.get("kind") in FOLDED_KINDS and key in seen:
+                seen[key].append(int(row["start_line"]))
+            elif len(out) < limit:
+                seen[key] = []
+                out.append((e, seen[key]))
+        start += step
+    return out
 
 
 def explain(entry: dict, ranks: dict, model: dict | None, req: SearchRequest,

@@ -46,7 +46,9 @@ def _schemas() -> dict:
         "symbol": {"type": "string", "nullable": True}, "kind": _STR,
         "start_line": {"type": "integer"}, "end_line": {"type": "integer"},
         "score": {"type": "number"}, "match": _STRS, "snippet": _STR, "summary": _STR,
-        "lang": _STR, "context": {"description": "lines around the hit (include_context)"}}}
+        "lang": _STR, "context": {"description": "lines around the hit (include_context)"},
+        "also_at": {"type": "array", "items": {"type": "integer"},
+                    "description": "start lines of the symbol's other definitions in the file"}}}
     fresh = {"index_lag_s": {"type": "number", "nullable": True},
              "pending": {"type": "integer", "nullable": True},
              "stale": {"type": "boolean", "nullable": True}}

@@ -128,3 +128,46 @@ def test_the_least_nested_exact_name_and_a_package_name_come_first(git_repo, dae
         for mode in ("keyword", "hybrid"):
             top = d.call("search", query=query, mode=mode, limit=1)["results"][0]
             assert (top["path"], top["symbol"]) == want, (query, mode, top)
+
+
+TYPED = '''from typing import overload
+
+
+@overload
+def convert(value: int) -> int: ...
+
+
+@overload
+def convert(value: str) -> str: ...
+
+
+def convert(value):
+    """Convert a value to its canonical form."""
+    return value
+
+
+def convert_all(values):
+    """Convert every value to its canonical form."""
+    return [convert(v) for v in values]
+'''
+
+
+def test_a_symbol_defined_more_than_once_in_a_file_is_one_hit(git_repo, daemon):
+    """typing overloads (click's Context.invoke, Group.command): three hits of one
+    function filled the first places of `search Context.invoke --limit 3`; now one
+    hit, at its best rank, with the other definitions' lines in `also_at`."""
+    git_repo.write("pkg/convert.py", TYPED)
+    git_repo.commit()
+    settings_with_realm("work", git_repo.path)
+    d = daemon()
+    wait_until(lambda: embedded(d.call("status")), timeout=120, what="indexed and embedded")
+    for mode in ("keyword", "semantic", "hybrid"):
+        res = d.call("search", query="convert", mode=mode, limit=2)
+        hits = [(h["path"], h["symbol"]) for h in res["results"]]
+        assert hits.count(("pkg/convert.py", "convert")) == 1, (mode, hits)
+        assert ("pkg/convert.py", "convert_all") in hits, (mode, hits)
+        one = next(h for h in res["results"] if h["symbol"] == "convert")
+        lines = sorted([one["start_line"], *one["also_at"]])
+        assert lines == [5, 9, 12], (mode, one)   # each def line, not its decorator
+    human = run_cli("search", "convert", "--limit", "2", env=d.env, check=True).stdout
+    assert "also at lines" in human
