@@ -274,6 +274,8 @@ def write_splits(qs: query_sets.QuerySet) -> int:
     for q in qs.queries:
         new = {}
         for key, value in q.items():
+            if key == "split":   # the rule's, placed after kind below
+                continue
             new[key] = value
             if key == "kind":
                 new["split"] = rule[q["query"]]

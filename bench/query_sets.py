@@ -37,7 +37,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 QUERIES = HERE / "queries"
-SETS = {"stdlib": QUERIES / "stdlib.json", "click": QUERIES / "click.json"}
+SETS = {"stdlib": QUERIES / "stdlib.json", "click": QUERIES / "click.json",
+        "stdlib2": QUERIES / "stdlib2.json"}   # a second stdlib set, other targets (2026-12-07)
 KINDS = ("meaning", "mixed", "identifier")
 SPLITS = ("heldout", "train")
 SPLIT_SALT = "indexd-split-v1:"

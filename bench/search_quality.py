@@ -78,7 +78,7 @@ from query_sets import KINDS  # noqa: E402
 
 DOC = ROOT / "docs" / "benchmarks.md"
 REGION = "search_quality"
-REALMS = {"stdlib": "std"}          # realm name per set; others use the set's name
+REALMS = {"stdlib": "std", "stdlib2": "std"}   # realm name per set; others use the set's name
 SPLIT_CHOICES = ("each", "heldout", "train", "all")
 MODES = ("keyword", "semantic", "hybrid")
 TOP_K = 10

@@ -9,6 +9,7 @@ edited by hand fails here, not in a 25-minute bench run.
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -68,6 +69,20 @@ def test_check_reports_a_hand_edited_split(tmp_path):
     assert len(errors) == 1 and flipped["id"] in errors[0] and "the rule says" in errors[0]
 
 
+def test_write_splits_replaces_a_split_already_there(tmp_path):
+    """A new set written with every query "train": --write-splits said "0
+    split(s) changed" and left them so (the old field, after "kind", overwrote
+    the rule's)."""
+    queries = [q | {"split": "train"} for q in _queries(6, "meaning")]
+    path = tmp_path / "set.json"
+    path.write_text(json.dumps({"queries": queries}), encoding="utf-8")
+    assert check_queries.write_splits(query_sets.load(path)) == 3
+    written = query_sets.load(path).queries
+    assert [q["split"] for q in written] == [query_sets.assign_splits(queries)[q["query"]]
+                                             for q in written]
+    assert list(written[0]) == ["id", "query", "kind", "split", "expected"]
+
+
 def test_check_reports_an_unknown_kind(tmp_path):
     (tmp_path / "a.py").write_text("def f():\n    pass\n", encoding="utf-8")
     queries = _queries(3, "meaning")
@@ -100,6 +115,15 @@ def test_stdlib_set_targets_exist_and_splits_follow_the_rule():
     kinds = {q["kind"] for q in qs.queries}
     assert kinds == set(query_sets.KINDS)
     assert sum(q["kind"] == "identifier" for q in qs.queries) >= 20
+
+
+def test_second_stdlib_set_targets_exist_and_splits_follow_the_rule():
+    qs, errors = _check_committed("stdlib2", query_sets.stdlib_root())
+    assert errors == []
+    assert {q["kind"] for q in qs.queries} == set(query_sets.KINDS) and len(qs.queries) >= 80
+    first = {(e["path"], e["symbol"]) for q in query_sets.load("stdlib").queries
+             for e in q["expected"]}
+    assert not first & {(e["path"], e["symbol"]) for q in qs.queries for e in q["expected"]}
 
 
 def test_click_set_targets_exist_and_splits_follow_the_rule(tmp_path):
