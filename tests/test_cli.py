@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from testlib import run_cli
 
@@ -91,6 +92,13 @@ def test_realm_index_search_symbols_from_the_command_line(git_repo):
     assert human.returncode == 0 and "lib/http.py:2 method HTTPResponse._read_chunked" in human.stdout
     sym = json.loads(run_cli("symbols", git_repo.path / "lib/http.py", "--json").stdout)
     assert [h["symbol"] for h in sym["results"]] == [None, "HTTPResponse", "HTTPResponse._read_chunked"]
+    # repo-relative and repo_name/path, from a folder that has no lib/http.py, as impact,
+    # summary and owners take them (symbols made it absolute here and found no realm)
+    assert not Path("lib/http.py").exists()
+    for rel in ("lib/http.py", f"{git_repo.path.name}/lib/http.py"):
+        by_rel = run_cli("symbols", rel, "--json")
+        assert by_rel.returncode == 0, by_rel.stdout + by_rel.stderr
+        assert json.loads(by_rel.stdout)["results"] == sym["results"]
     assert run_cli("search", "zzqqxxnothing").returncode == 1
     status = json.loads(run_cli("status", "--json").stdout)
     assert status["daemon"] is None and status["realms"][0]["repos"][0]["files"] == 1

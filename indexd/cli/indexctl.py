@@ -267,7 +267,7 @@ def dispatch(args) -> int:
         _emit(args, result, render.search)
         return EXIT_OK if result.get("results") else EXIT_EMPTY
     if args.cmd == "symbols":
-        result = call(settings, "symbols", {"path": _abs_path(args.path)})
+        result = call(settings, "symbols", {"path": _abs_target(args.path)})
         _emit(args, result, render.symbols)
         return EXIT_OK if result.get("results") else EXIT_EMPTY
     if args.cmd == "summary":

@@ -24,6 +24,16 @@ def resolve(settings, target: str) -> tuple[str, str, str, str | None]:
     if os.path.isabs(path):
         realm, repo, rel = locate(settings, path)
         return realm, repo, rel, symbol or None
+    found = in_one_repo(settings, path)
+    if found is None:
+        raise RealmError(f"no file matches {path!r} in any realm")
+    return (*found, symbol or None)
+
+
+def in_one_repo(settings, path: str) -> tuple[str, str, str] | None:
+    """(realm, repo, rel) of 'repo_name/path' or of a repo-relative path that
+    one repo of the realms has; None where none has it. Raises RealmError when
+    several do."""
     pairs = settings.realm_repos(None)
     head, _, rest = path.partition("/")
     hits = [(r, p, rest) for r, p in pairs if Path(p).name == head and _is_file(p, rest)]
@@ -31,10 +41,7 @@ def resolve(settings, target: str) -> tuple[str, str, str, str | None]:
     if len({h[1] for h in hits}) > 1:
         raise RealmError(f"{path!r} is ambiguous: " +
                          ", ".join(sorted(f"{Path(h[1]).name}/{h[2]}" for h in hits)))
-    if not hits:
-        raise RealmError(f"no file matches {path!r} in any realm")
-    realm, repo, rel = hits[0]
-    return realm, repo, rel, symbol or None
+    return hits[0] if hits else None
 
 
 def symbol_range(store, realm: str, repo: str, rel: str, symbol: str) -> tuple[int, int]:

@@ -153,7 +153,7 @@ class Methods:
         if params.get("realm") and params.get("repo"):
             realm, repo, rel = params["realm"], params["repo"], path
         else:
-            realm, repo, rel = locate(self.settings, path)
+            realm, repo, rel = _file_of(self.settings, path)
         results = outline(self.store, realm, repo, rel)
         if not results:
             rec = self.store.file_records(realm=realm, repo=repo).get(rel)
@@ -533,3 +533,16 @@ def repo_status(store, realm: str, repo: str) -> dict:
             "last_indexed": last or None,
             "redacted": sum(w["status"] == REDACTED for w in held),
             "withheld": held[:WITHHELD_IN_STATUS], "withheld_total": len(held)}
+
+
+def _file_of(settings, path: str) -> tuple[str, str, str]:
+    """(realm, repo, rel) of an absolute path, or of a repo-relative one found in
+    one repo or 'repo_name/path' (impact's and owners' forms), else of a path
+    relative to the daemon's own folder."""
+    if not os.path.isabs(path):
+        from ..owners.targets import in_one_repo
+
+        found = in_one_repo(settings, path)
+        if found is not None:
+            return found
+    return locate(settings, path)
