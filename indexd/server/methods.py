@@ -441,7 +441,7 @@ def _target(params: dict) -> str:
 def _file_seed(settings, target: str) -> dict:
     """A given file (or path::Symbol) as a graph seed as strong as the top search hit."""
     path, _, symbol = target.partition("::")
-    realm, repo, rel = locate(settings, path)
+    realm, repo, rel = _file_of(settings, path)
     return {"realm": realm, "repo": repo, "path": rel, "symbol": symbol or None, "weight": 1.0,
             "given": True}
 

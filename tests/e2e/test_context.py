@@ -174,6 +174,9 @@ def test_given_files_seed_the_ranking(served):
     # a symbol seeds as well
     sym = context(d, budget=4000, files=[f"{repo.path}/app/cache.py::Cache.get"])
     assert ("app/users.py", "load_user") in keys(sym)
+    # repo-relative, as impact and owners take a path: the same seeds
+    rel = context(d, budget=4000, files=["app/cache.py::Cache.get"])
+    assert keys(rel) == keys(sym)
 
 
 @pytest.mark.parametrize("params, error, text", [
