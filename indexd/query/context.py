@@ -65,7 +65,7 @@ _KNOWN = {"query", "files", "budget", "realm", "repo", "mode", "hits", "depth", 
 @dataclass(frozen=True)
 class ContextRequest:
     query: str
-    files: tuple = ()            # paths or path::Qualified.name, absolute (or cwd-relative)
+    files: tuple = ()            # paths or path::Qualified.name (methods._file_of's forms)
     budget: int = BUDGET_DEFAULT
     realm: str | None = None
     repo: str | None = None

@@ -166,7 +166,8 @@ SPECS: dict[str, Spec] = {
         Param("query", "string", "the task in words: what you are about to change or need to "
                                  "understand", required=True, nonempty=True),
         Param("files", "strings", "paths or path::Qualified.name the task is about "
-                                  "(absolute): they seed the ranking"),
+                                  "(absolute, repo-relative or repo_name/path): they seed "
+                                  "the ranking"),
         Param("budget", "integer", "tokens the pack may use (the embedding model's tokenizer)",
               default=BUDGET_DEFAULT, lo=BUDGET_MIN, hi=BUDGET_MAX, unit="tokens"),
         _IN_REALM, _REPO, Param("mode", "string", enum=MODES),
