@@ -36,6 +36,9 @@ def _limit_flag(p: argparse.ArgumentParser) -> None:
                    "the answer says how many exist")
 
 
+TARGET_HELP = "a path, path::Qualified.name, or a symbol's name alone (urlsplit, Queue.put)"
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="indexctl", description="Query and control the indexd daemon.")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -104,13 +107,13 @@ def _parser() -> argparse.ArgumentParser:
 
     im = sub.add_parser("impact", help="what may break if TARGET changes (path, path::Symbol "
                                        "or a symbol's name)")
-    im.add_argument("target", help="a path, path::Qualified.name, or a symbol's name alone (urlsplit, Queue.put)")
+    im.add_argument("target", help=TARGET_HELP)
     im.add_argument("--depth", type=int, default=3)
     im.add_argument("--kinds", help="imports,references,tests,documents,config,co_change")
     _limit_flag(im)
     _json_flag(im)
     de = sub.add_parser("deps", help="what TARGET depends on")
-    de.add_argument("target", help="a path, path::Qualified.name, or a symbol's name alone (urlsplit, Queue.put)")
+    de.add_argument("target", help=TARGET_HELP)
     de.add_argument("--depth", type=int, default=1)
     de.add_argument("--kinds")
     _limit_flag(de)
@@ -122,7 +125,7 @@ def _parser() -> argparse.ArgumentParser:
     _json_flag(ow)
     rf = sub.add_parser("refs", help="references to one symbol: path::Qualified.name or its "
                                      "name alone")
-    rf.add_argument("target", help="a path, path::Qualified.name, or a symbol's name alone (urlsplit, Queue.put)")
+    rf.add_argument("target", help=TARGET_HELP)
     _limit_flag(rf)
     _json_flag(rf)
     ch = sub.add_parser("changes", help="impact of the uncommitted (or since REV) git diff")

@@ -19,6 +19,7 @@ from ..config import Settings
 from ..errors import (InvalidParams, MethodNotFound, NotImplementedYet, RealmError, StoreError,
                       describe_store_error)
 from ..model import REDACTED
+from ..owners.targets import in_one_repo
 from ..query.filters import check_filters, check_repo
 from ..query.search import SearchRequest, keyword_search, outline
 from ..realms import add_repos, list_realms, locate, remove_repos
@@ -540,8 +541,6 @@ def _file_of(settings, path: str) -> tuple[str, str, str]:
     one repo or 'repo_name/path' (impact's and owners' forms), else of a path
     relative to the daemon's own folder."""
     if not os.path.isabs(path):
-        from ..owners.targets import in_one_repo
-
         found = in_one_repo(settings, path)
         if found is not None:
             return found
