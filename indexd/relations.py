@@ -24,6 +24,7 @@ from .graph.graph import BuildStopped, Graph
 from .graph.impact import Visit, any_truncated, bounded
 from .graph import snapshot
 from .graph.loader import load_facts, load_file_facts
+from .graph.targets import symbol_nodes
 from .memory import trim
 
 log = logging.getLogger(__name__)
@@ -479,6 +480,17 @@ class Relations:
                                   limit=limit)
             except KeyError as exc:
                 raise RealmError(_unknown(target, exc)) from None
+
+    def named_symbol(self, symbol: str) -> str:
+        """``repo/path::Qualified.name`` of the one symbol a name alone names
+        (graph/targets.py): for answers that resolve paths themselves (owners)."""
+        graph = self._ready()
+        with self.lock:
+            try:
+                (_, repo, path, qualname), = symbol_nodes(graph.facts, symbol)
+            except KeyError as exc:
+                raise RealmError(_unknown(symbol, exc)) from None
+        return f"{repo.rstrip('/')}/{path}::{qualname}"
 
     def refs(self, target: str, limit: int | None = 200) -> dict:
         graph = self._ready()

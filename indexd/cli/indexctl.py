@@ -118,9 +118,9 @@ def _parser() -> argparse.ArgumentParser:
     de.add_argument("--kinds")
     _limit_flag(de)
     _json_flag(de)
-    ow = sub.add_parser("owners", help="who wrote TARGET (path or path::Symbol), by lines, from "
-                                       "git blame: who should review a change to it")
-    ow.add_argument("target")
+    ow = sub.add_parser("owners", help="who wrote TARGET (path, path::Symbol or a symbol's name), "
+                                       "by lines, from git blame: who should review a change to it")
+    ow.add_argument("target", help=TARGET_HELP)
     ow.add_argument("--limit", type=int, help="owners listed (default 10, at most 100)")
     _json_flag(ow)
     rf = sub.add_parser("refs", help="references to one symbol: path::Qualified.name or its "

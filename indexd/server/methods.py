@@ -18,6 +18,7 @@ from ..audit import AuditLog, Origin, transport_of
 from ..config import Settings
 from ..errors import (InvalidParams, MethodNotFound, NotImplementedYet, RealmError, StoreError,
                       describe_store_error)
+from ..graph.targets import looks_like_symbol
 from ..model import REDACTED
 from ..owners.targets import in_one_repo
 from ..query.filters import check_filters, check_repo
@@ -234,7 +235,14 @@ class Methods:
         """Who wrote a file or symbol: authors by lines, their latest commits."""
         target = _target(params)
         limit = _int(params, "limit", 10, 1, 100)
-        result = await asyncio.to_thread(self._owners().target, target, limit)
+        try:
+            result = await asyncio.to_thread(self._owners().target, target, limit)
+        except RealmError:
+            if "::" in target or not looks_like_symbol(target):
+                raise
+            # no file of that name: a symbol's name alone, as impact takes it
+            named = await self._graph("named_symbol", symbol=target)
+            result = await asyncio.to_thread(self._owners().target, named, limit)
         return result | self._freshness()
 
     async def summary(self, params, conn) -> dict:

@@ -58,13 +58,10 @@ class Spec:
     note: str = ""
 
 
-_FILE_OR_SYMBOL = ("a file ('path', absolute, repo-relative or 'repo_name/path') or "
-                   "a symbol ('path::Qualified.name')")
-
-
-def _target(desc: str = _FILE_OR_SYMBOL + "; or a symbol's name alone where it names one "
-                        "('urlsplit', 'Queue.put', 'urllib.parse.urlsplit'; several: the "
-                        "error lists them)") -> Param:
+def _target(desc: str = "a file ('path', absolute, repo-relative or 'repo_name/path') or a "
+                        "symbol ('path::Qualified.name', or its name alone where it names one: "
+                        "'urlsplit', 'Queue.put', 'urllib.parse.urlsplit'; several: the error "
+                        "lists them)") -> Param:
     return Param("target", "string", desc, required=True, nonempty=True)
 
 
@@ -118,8 +115,7 @@ SPECS: dict[str, Spec] = {
     "deps": Spec("What a file or symbol depends on", (_target(), _depth(1), _KINDS, _limit())),
     "refs": Spec("References to a symbol", (_target(), _limit())),
     "owners": Spec("Who wrote a file or symbol, by lines, from git blame (who should review)", (
-        _target(_FILE_OR_SYMBOL), _limit(10, 100,
-                                         "owners listed; owners_total says how many own lines"))),
+        _target(), _limit(10, 100, "owners listed; owners_total says how many own lines"))),
     "summary": Spec("What a file is for, and its strongest relationships both ways in words", (
         Param("path", "string", "a file: absolute, repo-relative (unique) or repo_name/path",
               required=True, nonempty=True),

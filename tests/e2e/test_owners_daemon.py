@@ -43,6 +43,10 @@ def test_owners_of_files_and_symbols_over_the_socket(git_repo, daemon, tmp_path)
     assert (render["start_line"], render["end_line"]) == (6, 8)
     assert people(render) == {"Bob Baker": 3} and render["owners"][0]["share"] == 1.0
     assert people(d.call("owners", target=f"{text}::parse")) == {"Alice Able": 3}
+    # a symbol's name alone, as impact takes it: the same answer
+    by_name = d.call("owners", target="render")
+    assert (by_name["path"], by_name["symbol"], people(by_name)) == \
+        ("text.py", "render", {"Bob Baker": 3})
 
     outline = d.call("symbols", path=text)
     assert people(outline["owners"]) == {"Alice Able": 5, "Bob Baker": 3}
