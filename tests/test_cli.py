@@ -90,6 +90,11 @@ def test_realm_index_search_symbols_from_the_command_line(git_repo):
                         "score", "match", "snippet", "summary"}
     human = run_cli("search", "read chunked", "--kind", "method")
     assert human.returncode == 0 and "lib/http.py:2 method HTTPResponse._read_chunked" in human.stdout
+    # unquoted words are one query, as `indexctl search read chunked` is typed; a folder
+    # name is a path filter (it answered "unrecognized arguments" and "0 results")
+    words = run_cli("search", "read", "chunked", "--kind", "method", "--path", "lib")
+    assert words.returncode == 0, words.stderr
+    assert "lib/http.py:2 method HTTPResponse._read_chunked" in words.stdout
     sym = json.loads(run_cli("symbols", git_repo.path / "lib/http.py", "--json").stdout)
     assert [h["symbol"] for h in sym["results"]] == [None, "HTTPResponse", "HTTPResponse._read_chunked"]
     # repo-relative and repo_name/path, from a folder that has no lib/http.py, as impact,

@@ -56,12 +56,13 @@ def _parser() -> argparse.ArgumentParser:
         _json_flag(q)
 
     s = sub.add_parser("search", help="search symbols, sections and files")
-    s.add_argument("query")
+    s.add_argument("query", nargs="+", help="words, an identifier or a sentence (quotes optional)")
     s.add_argument("--realm")
     s.add_argument("--repo", help="repo path or folder name")
     s.add_argument("--kind", help="function, class, method, section, key, file... (comma list)")
     s.add_argument("--lang", help="python, go, markdown... (comma list)")
-    s.add_argument("--path", help="glob over repo-relative paths, e.g. 'src/**/*.py'")
+    s.add_argument("--path", help="a repo-relative file or folder ('tests'), or a glob "
+                                  "('src/**/*.py')")
     s.add_argument("--limit", type=int, default=20)
     s.add_argument("--mode", choices=["keyword", "semantic", "hybrid"], default=None)
     s.add_argument("--context", type=int, default=0, help="lines of code around each hit")
@@ -83,7 +84,7 @@ def _parser() -> argparse.ArgumentParser:
 
     cx = sub.add_parser("context", help="the code to read for a task within a token budget: "
                                         "search hits, then their callers, callees, tests, docs")
-    cx.add_argument("query", help="the task in words")
+    cx.add_argument("query", nargs="+", help="the task in words (quotes optional)")
     cx.add_argument("--files", nargs="+", metavar="PATH",
                     help="files (or path::Symbol) the task is about: they seed the ranking")
     cx.add_argument("--budget", type=int, help="tokens (default 4000, at least 64)")
@@ -232,6 +233,8 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return EXIT_USAGE if exc.code not in (0, None) else EXIT_OK
+    if isinstance(getattr(args, "query", None), list):   # nargs="+": unquoted words
+        args.query = " ".join(args.query)
     try:
         return dispatch(args)
     except DaemonNotRunning as exc:

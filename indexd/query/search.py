@@ -32,7 +32,7 @@ class SearchRequest:
     repo: str | None = None
     kind: str | None = None        # comma-separated kinds
     lang: str | None = None        # comma-separated languages
-    path: str | None = None        # glob over repo-relative paths
+    path: str | None = None        # a repo-relative file or folder, or a glob
     limit: int = 20
     mode: str | None = None        # keyword | semantic | hybrid; None: the best available
     context: int = 0
@@ -65,7 +65,7 @@ class SearchRequest:
         for name in ("realm", "repo", "kind", "lang", "path"):
             if getattr(req, name) is not None and not isinstance(getattr(req, name), str):
                 raise InvalidParams(f"{name} must be a string")
-        return req
+        return replace(req, path=_plain_path(req.path)) if req.path else req
 
     def reading_as(self, settings) -> SearchRequest:
         """This request with the settings' reading limits for context lines."""
@@ -80,12 +80,35 @@ def _sql(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
+_GLOB_CHARS = frozenset("*?[")
+
+
+def _plain_path(path: str) -> str:
+    """``--path`` as people type it: ``./src/`` is ``src``."""
+    path = path.strip()
+    while path.startswith("./"):
+        path = path[2:]
+    return path.rstrip("/") or path
+
+
+def _path_clause(path: str) -> str | None:
+    """SQL for the path filter: a glob as a LIKE; a plain path is that file or
+    everything under that folder (``src`` never matches ``srcs/``)."""
+    if _GLOB_CHARS.isdisjoint(path):
+        return f"(path = {_sql(path)} OR path LIKE {_sql(_like_literal(path) + '/%')})"
+    like = _glob_to_like(path)
+    return None if like is None else f"path LIKE {_sql(like)}"
+
+
+def _like_literal(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
 def _glob_to_like(glob: str) -> str | None:
     """SQL LIKE for simple globs; None when fnmatch must do it afterwards."""
     if any(c in glob for c in "[]"):
         return None
-    out = glob.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    out = out.replace("**", "*").replace("*", "%").replace("?", "_")
+    out = _like_literal(glob).replace("**", "*").replace("*", "%").replace("?", "_")
     return out
 
 
@@ -108,9 +131,9 @@ def build_where(req: SearchRequest) -> str | None:
     if req.lang:
         clauses.append(_in("lang", [x.strip() for x in req.lang.split(",")]))
     if req.path:
-        like = _glob_to_like(req.path)
-        if like is not None:
-            clauses.append(f"path LIKE {_sql(like)}")
+        clause = _path_clause(req.path)
+        if clause is not None:
+            clauses.append(clause)
     return " AND ".join(clauses) or None
 
 

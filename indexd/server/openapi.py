@@ -64,7 +64,7 @@ def _schemas() -> dict:
                     "realm": _STR, "repo": {"type": "string", "description": "path or name"},
                     "kind": {"oneOf": [_STR, {**_STRS, "minItems": 1}]},
                     "lang": {"oneOf": [_STR, {**_STRS, "minItems": 1}]},
-                    "path": {"type": "string", "description": "glob over repo-relative paths"}}},
+                    "path": {"type": "string", "description": "a repo-relative file or folder, or a glob"}}},
                 "limit": _SEARCH_LIMIT,
                 "include_context": {"type": "boolean", "default": False},
                 "context_window": {"type": "integer", "minimum": _SEARCH_CONTEXT.lo,

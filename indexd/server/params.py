@@ -96,7 +96,7 @@ SPECS: dict[str, Spec] = {
         Param("kind", "string", "comma-separated kinds, e.g. function,class,method (function "
                                 "includes methods)"),
         Param("lang", "string", "comma-separated languages, e.g. python,go"),
-        Param("path", "string", "glob over repo-relative paths, e.g. src/**/*.py"),
+        Param("path", "string", "a repo-relative file or folder (tests), or a glob (src/**/*.py)"),
         Param("limit", "integer", "max results", default=20, lo=1, hi=SEARCH_LIMIT_MAX),
         Param("mode", "string", "keyword (exact names/words), semantic (meaning), hybrid "
                                 "(both); absent: the best the daemon has", enum=MODES),

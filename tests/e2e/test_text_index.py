@@ -101,6 +101,25 @@ def test_filters_and_path_globs_answer_the_same_from_memory_and_the_table(git_re
     assert {p for p, _ in _found(d, "walrus fetch", path="[l]ib/*")} == {"lib/b.py"}
 
 
+def test_a_folder_or_file_path_filters_as_people_type_it(git_repo, daemon):
+    """`--path tests` answered 0 results: only a glob (`tests/*`) matched."""
+    git_repo.write("src/a.py", "def walrus_fetch():\n    pass\n")
+    git_repo.write("src/deep/b.py", "def walrus_fetch_deep():\n    pass\n")
+    git_repo.write("srcs/c.py", "def walrus_fetch_other():\n    pass\n")
+    git_repo.commit()
+    settings_with_realm("work", git_repo.path)
+    d = daemon()
+    wait_until(lambda: _in_step(d), timeout=60, what="hot index built")
+    under_src = {"src/a.py", "src/deep/b.py"}
+    for path in ("src", "src/", "./src", "src/**"):
+        assert {p for p, _ in _found(d, "walrus fetch", path=path)} == under_src, path
+    assert {p for p, _ in _found(d, "walrus fetch", path="src/deep")} == {"src/deep/b.py"}
+    assert {p for p, _ in _found(d, "walrus fetch", path="srcs/c.py")} == {"srcs/c.py"}
+    assert _found(d, "walrus fetch", path="sr") == set()   # a folder's name, not a prefix
+    res = d.call("search", query="walrus fetch", mode="hybrid", sync=True, timeout=20, path="src")
+    assert {h["path"] for h in res["results"]} == under_src
+
+
 SEEN: list = []
 
 
