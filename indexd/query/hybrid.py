@@ -12,15 +12,14 @@ of the repo, secret files, files over the size cap), secret values masked.
 from __future__ import annotations
 
 import time
-from fnmatch import fnmatch
 from pathlib import Path
 
 from ..scan.reader import Skip, read_source
 from .ranking import (DEFAULT_PARAMS, RankParams, fuse, is_exact, keep_leg_tops, lend_to_parents,
                       pin_exact, query_class)
 from .rerank import head_of, leg_ranks, rerank, shipped_weights, top_terms
-from .search import (RESULT_COLUMNS, SearchRequest, _glob_to_like, _sql, build_where,
-                     hit_from_row, keyword_leg, text_filters)
+from .search import (RESULT_COLUMNS, SearchRequest, _sql, build_where,
+                     hit_from_row, keyword_leg, path_only, text_filters)
 
 # Nearest neighbours always exist; below this cosine similarity a vector hit
 # is noise, and "no results" must stay possible (indexctl exit code 1).
@@ -37,9 +36,7 @@ def semantic_rows(store, query_vector, req: SearchRequest, depth: int) -> list[d
         return hot
     rows = store.vector_search(query_vector, build_where(req), depth, RESULT_COLUMNS + ["_distance"])
     rows = [r for r in rows if 1.0 - float(r.get("_distance", 1.0)) >= MIN_SIMILARITY]
-    if req.path and _glob_to_like(req.path) is None:
-        rows = [r for r in rows if fnmatch(r["path"], req.path)]
-    return rows
+    return path_only(rows, req)
 
 
 def _hot_rows(store, query_vector, req: SearchRequest, depth: int) -> list[dict] | None:
@@ -48,7 +45,7 @@ def _hot_rows(store, query_vector, req: SearchRequest, depth: int) -> list[dict]
     (not built, or a path glob that only SQL evaluates)."""
     vectors, text = getattr(store, "vector_index", None), getattr(store, "text_index", None)
     filters = text_filters(req)
-    if vectors is None or text is None or not (vectors.ready and text.ready) or filters is None:
+    if vectors is None or text is None or not (vectors.ready and text.ready):
         return None
     # Ids only: fusion needs nothing else, and only the rows that make the
     # answer are fetched (``_hydrate``), not the whole pool.

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, fields, replace
-from fnmatch import fnmatch
 
+from .. import pathglob
 from ..errors import InvalidParams
 from ..model import SearchHit
 from ..words import split_identifier
@@ -65,7 +65,7 @@ class SearchRequest:
         for name in ("realm", "repo", "kind", "lang", "path"):
             if getattr(req, name) is not None and not isinstance(getattr(req, name), str):
                 raise InvalidParams(f"{name} must be a string")
-        return replace(req, path=_plain_path(req.path)) if req.path else req
+        return replace(req, path=pathglob.normalize(req.path)) if req.path else req
 
     def reading_as(self, settings) -> SearchRequest:
         """This request with the settings' reading limits for context lines."""
@@ -80,36 +80,11 @@ def _sql(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
-_GLOB_CHARS = frozenset("*?[")
-
-
-def _plain_path(path: str) -> str:
-    """``--path`` as people type it: ``./src/`` is ``src``."""
-    path = path.strip()
-    while path.startswith("./"):
-        path = path[2:]
-    return path.rstrip("/") or path
-
-
-def _path_clause(path: str) -> str | None:
-    """SQL for the path filter: a glob as a LIKE; a plain path is that file or
-    everything under that folder (``src`` never matches ``srcs/``)."""
-    if _GLOB_CHARS.isdisjoint(path):
-        return f"(path = {_sql(path)} OR path LIKE {_sql(_like_literal(path) + '/%')})"
-    like = _glob_to_like(path)
-    return None if like is None else f"path LIKE {_sql(like)}"
-
-
-def _like_literal(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
-def _glob_to_like(glob: str) -> str | None:
-    """SQL LIKE for simple globs; None when fnmatch must do it afterwards."""
-    if any(c in glob for c in "[]"):
-        return None
-    out = _like_literal(glob).replace("**", "*").replace("*", "%").replace("?", "_")
-    return out
+def path_only(rows: list[dict], req: SearchRequest) -> list[dict]:
+    """The rows a path pattern SQL could not say (a character class) admits."""
+    if not req.path or pathglob.to_sql(req.path, _sql) is not None:
+        return rows
+    return [r for r in rows if pathglob.matches(req.path, r["path"])]
 
 
 def _in(column: str, values) -> str:
@@ -131,7 +106,7 @@ def build_where(req: SearchRequest) -> str | None:
     if req.lang:
         clauses.append(_in("lang", [x.strip() for x in req.lang.split(",")]))
     if req.path:
-        clause = _path_clause(req.path)
+        clause = pathglob.to_sql(req.path, _sql)
         if clause is not None:
             clauses.append(clause)
     return " AND ".join(clauses) or None
@@ -171,12 +146,12 @@ def query_terms(query: str) -> list[str]:
     return out
 
 
-def text_filters(req: SearchRequest) -> dict[str, list[str]] | None:
-    """build_where's filters as exact terms for the hot text index; None when a
-    path glob needs SQL (the store's own full-text search then answers)."""
-    if req.path:
-        return None
+def text_filters(req: SearchRequest) -> dict[str, list[str]]:
+    """build_where's filters for the hot indexes: exact terms, and the path
+    pattern under pathglob.FILTER_KEY (each index evaluates it, pathglob.py)."""
     out: dict[str, list[str]] = {}
+    if req.path:
+        out[pathglob.FILTER_KEY] = [req.path]
     if req.realm:
         out["realm"] = [req.realm]
     if req.repo:
@@ -195,8 +170,7 @@ def _hot_index(store, req: SearchRequest):
     index = getattr(store, "text_index", None)
     if index is None or not index.ready:
         return None, None
-    filters = text_filters(req)
-    return (index, filters) if filters is not None else (None, None)
+    return index, text_filters(req)
 
 
 def in_memory(store, req: SearchRequest) -> bool:
@@ -213,8 +187,7 @@ def keyword_rows(store, req: SearchRequest, fetch: int,
         return index.search(terms, filters, fetch, params.field_boosts), terms
     if terms:
         rows = store.fts(" ".join(terms), build_where(req), fetch, RESULT_COLUMNS + ["_score"])
-    if req.path and _glob_to_like(req.path) is None:
-        rows = [r for r in rows if fnmatch(r["path"], req.path)]
+    rows = path_only(rows, req)
     return rows, terms
 
 
@@ -235,8 +208,7 @@ def exact_rows(store, req: SearchRequest, limit: int) -> list[dict]:
     rows = store.entries_where(f"{clause} AND ({where})" if where else clause, RESULT_COLUMNS,
                                limit=limit)
     rows = [r for r in rows if is_exact(r, req.query)]
-    if req.path and _glob_to_like(req.path) is None:
-        rows = [r for r in rows if fnmatch(r["path"], req.path)]
+    rows = path_only(rows, req)
     return rows
 
 

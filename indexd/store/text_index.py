@@ -26,6 +26,7 @@ import logging
 import sys
 from typing import Iterable
 
+from .. import pathglob
 from .build_window import BuildWindow, held_while_building
 from ..words import dotted_module, expand_text, split_identifier
 
@@ -321,13 +322,18 @@ class TextIndex(BuildWindow):
         return {row["id"]: row for row in self._run(query, len(ids))}
 
     def _filtered(self, query, filters: dict[str, list[str]]):
-        """filters: field (or "a|b" for either field) -> values, any of which may match."""
+        """filters: field (or "a|b" for either field) -> values, any of which may
+        match; pathglob.FILTER_KEY -> path patterns."""
         q = self._tantivy.Query
         Occur = self._tantivy.Occur
         clauses = [(Occur.Must, query)]
         for fields, values in filters.items():
-            options = [(Occur.Should, q.term_query(self.schema, f, v))
-                       for f in fields.split("|") for v in values]
+            if fields == pathglob.FILTER_KEY:   # the stored path, matched whole
+                options = [(Occur.Should, q.regex_query(self.schema, "s_path", pathglob.to_regex(v)))
+                           for v in values]
+            else:
+                options = [(Occur.Should, q.term_query(self.schema, f, v))
+                           for f in fields.split("|") for v in values]
             clauses.append((Occur.Must, q.boolean_query(options)))
         return q.boolean_query(clauses) if len(clauses) > 1 else query
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 from typing import Iterable
 
+from .. import pathglob
 from .build_window import BuildWindow, held_while_building
 
 log = logging.getLogger(__name__)
@@ -156,6 +157,9 @@ class VectorIndex(BuildWindow):
             n = len(self._meta["id"])
             mask = self._live[:n].copy()
             for fields, values in filters.items():
+                if fields == pathglob.FILTER_KEY:
+                    mask &= self._in_paths(values, n)
+                    continue
                 allowed = np.zeros(n, dtype=bool)
                 for f in fields.split("|"):
                     codes = self._code_of[f]
@@ -172,6 +176,16 @@ class VectorIndex(BuildWindow):
             top = top[np.argsort(-sims[top], kind="stable")]
             return [(float(sims[i]), self._meta["id"][i]) for i in top
                     if sims[i] >= min_similarity]
+
+    def _in_paths(self, patterns: list[str], n: int):
+        """Rows of the files whose path one of ``patterns`` matches (per file:
+        a few thousand keys, not a row each); under self._lock."""
+        allowed = self._np.zeros(n, dtype=bool)
+        for key, rows in self._by_file.items():
+            path = key.split("\x1f", 2)[-1]   # model.file_key: realm, repo, path
+            if rows and any(pathglob.matches(p, path) for p in patterns):
+                allowed[[i for i in rows if i < n]] = True
+        return allowed
 
     def similarities(self, vector, ids: list[str]) -> dict[str, float]:
         """Cosine of the query to each of these entries that has a vector."""

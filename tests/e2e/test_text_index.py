@@ -96,7 +96,7 @@ def test_filters_and_path_globs_answer_the_same_from_memory_and_the_table(git_re
     assert _found(d, "walrus fetch", kind="class") == {("src/a.py", "WalrusFetch")}
     assert _found(d, "walrus fetch", repo=git_repo.path.name, lang="python", kind="class") == \
         {("src/a.py", "WalrusFetch")}
-    # A glob is SQL's job: the table's own full-text index answers it.
+    # Path patterns: the hot index and the table answer alike (tests/test_path_filter.py).
     assert {p for p, _ in _found(d, "walrus fetch", path="src/*")} == {"src/a.py"}
     assert {p for p, _ in _found(d, "walrus fetch", path="[l]ib/*")} == {"lib/b.py"}
 

@@ -59,3 +59,23 @@ def test_filters_follow_puts_drops_slot_reuse_and_growth():
                     {"repo|repo_name": ["r2"]}, {"repo|repo_name": ["/src/r3", "r4"]}):
         got = [i for _, i in index.search(query, filters, 40, -1.0)]
         assert got == _expected(live, query, filters, 40), filters
+
+
+def test_a_path_pattern_keeps_the_rows_of_the_files_it_names():
+    rng = np.random.default_rng(3)
+    index = VectorIndex(DIM)
+    index.build([])
+    paths = ["src/a.py", "src/deep/b.py", "srcs/c.py", "tests/t.py"]
+    rows = []
+    for i in range(400):
+        v = rng.standard_normal(DIM).astype(np.float32)
+        rows.append({"id": f"e{i}", "file_key": f"work\x1f/r\x1f{paths[i % 4]}", "realm": "work",
+                     "repo": "/r", "repo_name": "r", "kind": "function", "lang": "python",
+                     "vector": v / np.linalg.norm(v)})
+    index.set_vectors(rows)
+    index.delete_files(["work\x1f/r\x1fsrc/deep/b.py"])   # its slots are free, not matched
+    query = rng.standard_normal(DIM).astype(np.float32)
+    for pattern, kept in (("src", {"src/a.py"}), ("src/**", {"src/a.py"}),
+                          ("*.py", {"src/a.py", "srcs/c.py", "tests/t.py"}), ("nowhere", set())):
+        got = {i for _, i in index.search(query, {"path": [pattern], "realm": ["work"]}, 400, -np.inf)}
+        assert got == {r["id"] for r in rows if r["file_key"].split("\x1f")[2] in kept}, pattern
