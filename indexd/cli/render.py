@@ -402,7 +402,8 @@ def deps(result: dict) -> None:
 def refs(result: dict) -> None:
     print(_c("1", f"references to {result['target']}"))
     for r in result.get("refs", []):
-        print(f"  {r['path']}:{r['line']} {_c('36', r['kind'])} {r.get('symbol') or ''} {dim(r['how'])}")
+        where = r.get("symbol") or dim("(module)")   # where the reference sits, then what it does
+        print(f"  {r['path']}:{r['line']} {where} {_c('36', r['kind'])} {dim(r['how'])}")
     _more(result, "refs", len(result.get("refs", [])))
 
 

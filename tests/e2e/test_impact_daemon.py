@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import time
 
@@ -69,6 +70,10 @@ def test_impact_across_repos(tmp_path, daemon):
     out = subprocess.run([str(BIN / "indexctl"), "refs", "circle_area"], env=d.env,
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and "app/main.py" in out.stdout, out.stderr
+    # each line says where the reference sits, then what it does: `report calls`, not
+    # `calls report` (which read as "it calls report"); an import sits in the module
+    assert re.search(r"app/main\.py:5 report calls\b", out.stdout), out.stdout
+    assert re.search(r"app/main\.py:1 \(module\) (imports|references)\b", out.stdout), out.stdout
 
 
 def test_incomplete_when_pending_or_unparseable(tmp_path, daemon):
