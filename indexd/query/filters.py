@@ -52,7 +52,8 @@ def check_repo(repo: str | None, repos: list[str]) -> None:
     """``repo`` must name one of ``repos`` by its path or its directory name."""
     if not repo or repo in repos or any(PurePosixPath(r).name == repo for r in repos):
         return
-    raise InvalidParams(f"unknown repo {repo!r}{_did_you_mean(repo, repos)}; the realm's repos: "
+    names = repos + [PurePosixPath(r).name for r in repos]   # what people type: a folder name
+    raise InvalidParams(f"unknown repo {repo!r}{_did_you_mean(repo, names)}; the realm's repos: "
                         f"{', '.join(repos) or 'none'}", {"repo": repo})
 
 
