@@ -345,6 +345,7 @@ def impact(result: dict) -> None:
           + dim(f"  ({result.get('took_ms', 0)} ms)"))
     if not result.get("complete", True):
         print(_c("33", f"incomplete: {result.get('incomplete_reason')}"))
+    said_before: set[str] = set()   # a file pair's description: under its first item only
     for bucket in ("affected", "tests", "docs"):
         items = result.get(bucket) or []
         if not items and not result.get(f"{bucket}_total"):
@@ -361,6 +362,9 @@ def impact(result: dict) -> None:
                 if i.get("via"):
                     print("      " + dim(_via(i["via"])))
                 said = next((v["describe"] for v in i.get("via") or [] if v.get("describe")), "")
+                if said in said_before:
+                    said = ""
+                said_before.add(said)
                 # what it is, how it uses the target, why it is listed (import-time runs)
                 for words in (i.get("summary"), said, i.get("why")):
                     if words:

@@ -261,7 +261,7 @@ def format_status(res: dict) -> str:
     return "\n".join(out)
 
 
-def _impact_item(it: dict, multi: bool) -> str:
+def _impact_item(it: dict, multi: bool, said_before: set | None = None) -> str:
     path = it.get("path") or "?"
     if multi and it.get("repo"):
         path = f"{os.path.basename(str(it['repo']).rstrip('/'))}/{path}"
@@ -290,8 +290,11 @@ def _impact_item(it: dict, multi: bool) -> str:
     if it.get("summary"):
         text += "\n      " + _one_line(it["summary"], 160)
     first = (it.get("via") or [None])[0]
-    if isinstance(first, dict) and first.get("describe"):
-        text += "\n      " + _one_line(first["describe"], 200)
+    said = first.get("describe") if isinstance(first, dict) else None
+    if said and said not in (said_before or ()):   # once per answer: tokens are the agent's
+        text += "\n      " + _one_line(said, 200)
+        if said_before is not None:
+            said_before.add(said)
     return text
 
 
@@ -310,13 +313,14 @@ def format_impact(res: dict) -> str:
     buckets = [b for b in ("affected", "tests", "docs") if b in res]
     items = [it for b in buckets for it in (res.get(b) or []) if isinstance(it, dict)]
     _, multi = _repo_label(items)
+    said_before: set[str] = set()
     for b in buckets:
         rows = [it for it in (res.get(b) or []) if isinstance(it, dict)]
         total = res.get(f"{b}_total", len(rows))
         out.append((f"{b} ({len(rows)} of {total}):" if total > len(rows) else
                     f"{b} ({len(rows)}):") if rows else f"{b}: none")
         for it in rows[:MAX_LIMIT]:
-            out.append("  " + _impact_item(it, multi))
+            out.append("  " + _impact_item(it, multi, said_before))
         if total > min(len(rows), MAX_LIMIT):
             # the daemon's limit cut the list: say so, and how to see more
             out.append(f"  … and {total - min(len(rows), MAX_LIMIT)} more "

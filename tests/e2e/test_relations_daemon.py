@@ -221,6 +221,8 @@ def test_without_a_model_summaries_and_evidence_everywhere(git_repo, daemon):
     assert json.loads(rel.stdout)["uses"] == out["uses"]
     text = run_cli("impact", git_repo.path / "blueprints.py", env=d.env, check=True).stdout
     assert "      app.py imports Blueprint from blueprints.py" in text
+    # said once per answer, not under each of app.py's items (the file, make_app)
+    assert text.count("app.py imports Blueprint from blueprints.py") == 1, text
     assert "      The web app: builds it from its blueprints." in text
     text = run_cli("search", "blueprints", "--kind", "file", env=d.env, check=True).stdout
     assert "    Route groups for the web app. Defines class Blueprint" in text

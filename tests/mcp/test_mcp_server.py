@@ -190,6 +190,24 @@ def test_formatters_tolerate_unknown_shapes():
     assert server._local_path("no/such/x.py") == "no/such/x.py"
 
 
+def test_an_impact_answer_says_a_file_pair_once():
+    """Every item of core.py repeated "core.py imports make_str from utils.py ...":
+    an agent paid for the same sentence once per item."""
+    from indexd.mcp import server
+
+    said = "core.py imports make_str from utils.py and calls make_str."
+    def item(symbol, line):
+        return {"repo": "/r", "path": "core.py", "kind": "method", "symbol": symbol,
+                "distance": 1, "score": 1.0,
+                "via": [{"kind": "calls", "from": f"r/core.py::{symbol}", "to": "r/utils.py::make_str",
+                         "line": line, "describe": said}]}
+    text = server.format_impact({"target": "utils.py::make_str",
+                                 "affected": [item("Group.resolve", 10), item("Group.invoke", 20)],
+                                 "tests": [], "docs": []})
+    assert text.count(said) == 1, text
+    assert "core.py:10 method Group.resolve" in text and "core.py:20 method Group.invoke" in text
+
+
 def test_a_search_answer_says_how_much_came_from_the_shared_index():
     from indexd.mcp import server
 
