@@ -529,6 +529,11 @@ def pytest_args(result: dict) -> list[str]:
 
 
 def tests_affected(result: dict) -> None:
+    if not result.get("changed") and not result.get("targets") and not result.get("tests"):
+        since = f"since {result['since']}" if result.get("since") else (
+            "staged" if result.get("staged") else "uncommitted")
+        print(dim(f"nothing changed ({since}) in {result.get('repo')}: no tests to run"))
+        return
     for t in result.get("tests", []):
         mark = "fallback" if t["fallback"] else "trusted" if t["trusted"] else "weak"
         why = [mark] + (["named after the change"] if t.get("named_after") else [])

@@ -352,6 +352,8 @@ def format_tests(res: dict) -> str:
             f"changes since {res['since']}" if res.get("since") else "uncommitted changes")
     rows = [t for t in res.get("tests") or [] if isinstance(t, dict)]
     safe = "true" if res.get("safe") else "false"
+    if not res.get("changed") and not res.get("targets") and not rows:
+        return f"nothing changed ({what}) in {res.get('repo')}: no tests to run"
     out = [f"tests to run for {what} in {res.get('repo') or 'the targets'}: {len(rows)} file(s)"
            f" of {res.get('tests_total', len(rows))}, safe={safe}"]
     for t in rows:

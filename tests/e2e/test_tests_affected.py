@@ -150,6 +150,11 @@ def test_format_pytest_runs_exactly_the_selection_offline(git_repo):
     run_cli("index", "--json", tool="indexd", check=True)
     none = affected_cli(git_repo.path, "--format", "pytest")
     assert none.returncode == 1 and none.stdout == ""
+    # in words: nothing changed, not "no test file reaches the change ... safe: every
+    # changed symbol has a path to a test" (as if there had been a change)
+    said = affected_cli(git_repo.path)
+    assert said.returncode == 1 and "nothing changed" in said.stdout, said.stdout
+    assert "safe" not in said.stdout and "reaches the change" not in said.stdout
 
 
 def test_targets_and_bad_params(git_repo, daemon):

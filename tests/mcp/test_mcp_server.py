@@ -208,6 +208,14 @@ def test_an_impact_answer_says_a_file_pair_once():
     assert "core.py:10 method Group.resolve" in text and "core.py:20 method Group.invoke" in text
 
 
+def test_tests_affected_on_a_clean_tree_says_nothing_changed():
+    from indexd.mcp import server
+
+    text = server.format_tests({"repo": "/r", "since": None, "staged": False, "targets": None,
+                                "changed": [], "tests": [], "tests_total": 0, "safe": True})
+    assert text == "nothing changed (uncommitted changes) in /r: no tests to run"
+
+
 def test_a_search_answer_says_how_much_came_from_the_shared_index():
     from indexd.mcp import server
 
