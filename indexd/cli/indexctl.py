@@ -325,7 +325,7 @@ def dispatch(args) -> int:
         path, sep, sym = args.target.partition("::")
         target = _abs_target(path) + sep + sym if " -> " not in args.target else args.target
         result = call(settings, "annotate", {"target": target, "text": args.text, "author": args.author})
-        return _emit(args, result, render.generic)
+        return _emit(args, result, render.annotate)
     if args.cmd == "annotations":
         params = {"path": _abs_target(args.path)} if args.path else {}
         return _emit(args, call(settings, "annotations", params), render.annotations)

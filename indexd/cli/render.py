@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from pathlib import Path
 
 _TTY = sys.stdout.isatty()
 
@@ -460,6 +461,17 @@ def changes(result: dict) -> None:
         renamed = f" -> {ch['renamed_to']}" if ch.get("renamed_to") else ""
         print(f"  {ch['change']:8} {_where(ch)}{renamed}")
     impact({"target": "the change", **result})
+
+
+def annotate(result: dict) -> None:
+    where = f"{Path(result['repo']).name}/{result['path']}"
+    if result.get("symbol"):
+        where += f"::{result['symbol']}"
+    if result.get("other"):
+        where += f" -> {result['other']}"
+    note = ("searchable and shown as its summary" if result["annotated"] != "edge"
+            else "kept with the relationship")
+    print(f"annotated {result['annotated']} {where} ({note})")
 
 
 def annotations(result: dict) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from testlib import settings_with_realm
+from testlib import run_cli, settings_with_realm
 
 
 def test_annotation_searchable_kept_and_stale(git_repo, daemon):
@@ -36,3 +36,10 @@ def test_annotation_searchable_kept_and_stale(git_repo, daemon):
     edge = d.call("annotate", target=f"{git_repo.path / 'pay.py'} -> {git_repo.path / 'pay.py'}::other",
                   text="settle() will call other() soon")
     assert edge["annotated"] == "edge"
+
+    # the command line says what it noted, in a line (it printed the answer's fields,
+    # `other: None`, `stale: False`, one per line)
+    out = run_cli("annotate", f"{git_repo.path / 'pay.py'}::other", "Returns one for now.",
+                  env=d.env, check=True).stdout
+    assert out.strip() == (f"annotated symbol {git_repo.path.name}/pay.py::other "
+                           "(searchable and shown as its summary)"), out
