@@ -626,10 +626,10 @@ class Store:
             if stats is None and empty and not force:
                 return
             try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    self.entries.create_fts_index("search_text", use_tantivy=False, replace=True,
-                                                  with_position=False)
+                from lancedb.index import FTS   # lancedb is loaded by now (open_store)
+
+                self.entries.create_index("search_text", replace=True,
+                                          config=FTS(with_position=False))
             except (OSError, RuntimeError, ValueError) as exc:
                 # The rows are stored; unindexed rows are still searched (flat
                 # scan), so a failed build is retried later, not fatal.
@@ -648,7 +648,9 @@ class Store:
                     if any(column in idx.columns for idx in table.list_indices()):
                         continue
                     if table.count_rows():
-                        table.create_scalar_index(column, index_type="BTREE")
+                        from lancedb.index import BTree
+
+                        table.create_index(column, config=BTree())
                 except (OSError, RuntimeError, ValueError) as exc:
                     # Deletes still work (a scan); retried at the next upkeep.
                     log.warning("key index on %s.%s not built: %s", name, column, exc)
