@@ -292,7 +292,7 @@ def dispatch(args) -> int:
     if args.cmd == "reindex":
         params = {"paths": [_abs_path(p) for p in args.paths] or None, "realm": args.realm,
                   "wait": args.wait}
-        return _emit(args, call(settings, "reindex", params), render.generic)
+        return _control(args, call(settings, "reindex", params))
     if args.cmd in ("impact", "deps", "refs"):
         params = {"target": _abs_target(args.target), "limit": args.limit}
         if args.cmd != "refs":
@@ -339,7 +339,7 @@ def dispatch(args) -> int:
         result = call(settings, "tests.ingest", params, timeout=600.0)
         return _emit(args, result, render.tests_ingest)
     if args.cmd in ("shutdown", "pause", "resume", "purge"):
-        return _emit(args, call(settings, args.cmd, {}), render.generic)
+        return _control(args, call(settings, args.cmd, {}))
     if args.cmd == "service":
         from ..service import service_command
 
@@ -474,6 +474,12 @@ def _ui(settings, args) -> int:
         print(f"indexctl: opened the web UI (sign-in link valid {result['expires_in_s']:.0f} s)",
               file=sys.stderr)
     return EXIT_OK
+
+
+def _control(args, result: dict) -> int:
+    """A control command's answer; one that says it failed (a purge's upkeep) exits 4."""
+    _emit(args, result, render.control)
+    return EXIT_ERROR if result.get("error") else EXIT_OK
 
 
 def _emit(args, result: dict, human) -> int:

@@ -123,6 +123,29 @@ def generic(result: dict) -> None:
         print(f"{key}: {value}")
 
 
+def control(result: dict) -> None:
+    """pause, resume, reindex, purge, shutdown: what happened, in words."""
+    if result.get("error"):
+        print(_c("31", f"failed: {result['error']}"), file=sys.stderr)
+    elif "queued" in result:
+        what = ("everything" if result["queued"] == "all"
+                else f"{result['queued']} path{'s' * (result['queued'] != 1)}")
+        done = "done" if result.get("waited") else "--wait returns when done"
+        print(f"reindexing {what}: {done} ({result.get('pending')} pending)")
+    elif "paused" in result:
+        print("indexing paused: changes are still collected; indexctl resume goes on"
+              if result["paused"] else "indexing resumed")
+    elif "purged" in result:
+        dropped = result.get("cache_dropped")
+        took = f" in {result['seconds']} s" if "seconds" in result else ""
+        print(f"old versions purged{took}"
+              + (f", {dropped} unused cached vectors dropped" if dropped else ""))
+    elif result.get("shutting_down"):
+        print("the daemon is stopping")
+    else:
+        generic(result)
+
+
 def _age(ts) -> str:
     if not ts:
         return "never"

@@ -8,7 +8,8 @@ import signal
 import subprocess
 import time
 
-from testlib import BIN, fresh_snapshot, settings_with_realm, store_snapshot, wait_until
+from testlib import (BIN, fresh_snapshot, run_cli, settings_with_realm, store_snapshot,
+                     wait_until)
 
 
 def symbols_found(d, query, **kw):
@@ -215,6 +216,14 @@ def test_pause_and_resume(git_repo, daemon):
     assert d.call("resume") == {"paused": False}
     res = d.call("search", query="paused change", mode="keyword", sync=True)
     assert any(h["symbol"] == "paused_change" for h in res["results"])
+
+    # the command line says what happened in words (it printed `paused: True`)
+    said = {cmd: run_cli(*cmd.split(), env=d.env, check=True).stdout.strip()
+            for cmd in ("pause", "resume", "reindex", "purge")}
+    assert said["pause"].startswith("indexing paused: changes are still collected"), said
+    assert said["resume"] == "indexing resumed", said
+    assert said["reindex"].startswith("reindexing everything"), said
+    assert said["purge"].startswith("old versions purged"), said
 
 
 def test_sigusr1_writes_every_threads_stack_and_the_daemon_goes_on(git_repo, daemon):
