@@ -107,3 +107,14 @@ def test_realm_index_search_symbols_from_the_command_line(git_repo):
     assert run_cli("search", "zzqqxxnothing").returncode == 1
     status = json.loads(run_cli("status", "--json").stdout)
     assert status["daemon"] is None and status["realms"][0]["repos"][0]["files"] == 1
+
+
+def test_a_purge_that_failed_says_so_and_exits_4(monkeypatch, capsys):
+    """The daemon answers a failed store upkeep with {"error": ...} (engine._maybe_upkeep);
+    the client printed `error: ...` and exited 0. A real failure needs a store the
+    daemon cannot write, which root (these machines) always can: the answer is given."""
+    from indexd.cli import indexctl
+
+    monkeypatch.setattr(indexctl, "call", lambda *a, **k: {"error": "No space left on device"})
+    assert indexctl.main(["purge"]) == indexctl.EXIT_ERROR
+    assert "failed: No space left on device" in capsys.readouterr().err
