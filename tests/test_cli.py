@@ -69,6 +69,23 @@ def test_exit_codes_without_daemon(git_repo):
     assert out.returncode == 4 and "indexd index" in out.stderr  # no index yet: says how to build it
 
 
+def test_status_on_a_first_run_says_what_to_do_next(git_repo):
+    """`indexctl status` on a new machine was an error (exit 4, "no index yet"): the
+    first command a person tries should say where things stand and what comes next."""
+    out = run_cli("status")
+    assert out.returncode == 0, out.stderr
+    assert "not running" in out.stdout and "indexd run" in out.stdout
+    assert "no realms" in out.stdout and "indexctl realm add" in out.stdout
+    assert run_cli("realm", "add", "work", git_repo.path).returncode == 0
+    out = run_cli("status")
+    assert out.returncode == 0, out.stderr
+    assert "realm work" in out.stdout and str(git_repo.path) in out.stdout
+    assert "no index yet" in out.stdout and "indexd index" in out.stdout
+    js = json.loads(run_cli("status", "--json").stdout)
+    assert js["daemon"] is None and js["indexed"] is False
+    assert js["realms"] == [{"name": "work", "repos": [{"path": str(git_repo.path)}]}]
+
+
 def test_realm_index_search_symbols_from_the_command_line(git_repo):
     git_repo.write("lib/http.py", "class HTTPResponse:\n    def _read_chunked(self, amt):\n        '''Read chunks.'''\n")
     git_repo.commit()

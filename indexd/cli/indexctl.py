@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from ..config import load_settings
-from ..errors import ConfigError, DaemonNotRunning, IndexdError, InvalidParams
+from ..errors import ConfigError, DaemonNotRunning, IndexdError, InvalidParams, StoreError
 from . import render
 
 EXIT_OK, EXIT_EMPTY, EXIT_USAGE, EXIT_UNREACHABLE, EXIT_ERROR = 0, 1, 2, 3, 4
@@ -518,6 +518,13 @@ def _status(settings, args) -> int:
         if not (args.oneline or args.format == "waybar"):
             raise
         result = {"daemon": None, "error": exc.message}
+    except StoreError:
+        if settings.paths.store_dir.exists():
+            raise
+        result = _first_run(settings)   # no daemon and no index yet: where to start
+    if result.get("indexed") is False and not (args.json or quick):
+        render.first_run(result)
+        return EXIT_OK
     if args.oneline and args.json:
         print(json.dumps(render.oneline_json(result)))
     elif args.oneline:
@@ -529,6 +536,12 @@ def _status(settings, args) -> int:
     else:
         render.status(result)
     return EXIT_OK
+
+
+def _first_run(settings) -> dict:
+    return {"daemon": None, "indexed": False, "store": str(settings.paths.store_dir),
+            "realms": [{"name": name, "repos": [{"path": str(p)} for p in paths]}
+                       for name, paths in sorted(settings.realms.items())]}
 
 
 if __name__ == "__main__":

@@ -171,6 +171,20 @@ def graph_line(graph: dict) -> str:
     return "graph: not built yet (it starts once the hot indexes are built)" if graph else ""
 
 
+def first_run(result: dict) -> None:
+    """status with no daemon and no index: where things stand, what comes next."""
+    print("daemon: not running (start it with: indexd run)")
+    if not result["realms"]:
+        print("no realms yet: add one with: indexctl realm add NAME DIR")
+        return
+    for realm in result["realms"]:
+        print(_c("1", f"realm {realm['name']}"))
+        for repo in realm["repos"]:
+            print(f"  {repo['path']}")
+    print(f"no index yet at {result['store']}: build it with: indexd index "
+          "(or start the daemon: indexd run)")
+
+
 def status(result: dict) -> None:
     d = result.get("daemon")
     if d:
