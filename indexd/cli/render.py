@@ -209,6 +209,8 @@ def status(result: dict) -> None:
     if llm_error:
         print(_c("33", f"summaries: {llm_error}"))
     shared = (result.get("embedding") or {}).get("shared") or {}
+    if not result.get("realms"):
+        print("no realms yet: add one with: indexctl realm add NAME DIR")
     for realm in result.get("realms", []):
         print(_c("1", f"realm {realm['name']}"))
         if realm["name"] in shared:
@@ -235,8 +237,9 @@ def embedding_line(emb: dict) -> str:
         return ""
     if not emb.get("ready"):
         return f"embedding: {emb.get('error') or 'model loading'}"
-    line = (f"embedding: {emb.get('model')} {emb.get('runtime')} {emb.get('precision')}, "
-            f"{emb.get('threads')} threads, {emb.get('embedded', 0)} embedded")
+    how = " ".join(str(emb[k]) for k in ("runtime", "precision") if emb.get(k))
+    threads = f"{emb['threads']} threads, " if emb.get("threads") else ""
+    line = f"embedding: {emb.get('model')} {how}, {threads}{emb.get('embedded', 0)} embedded"
     bulk = (emb.get("bulk") or {}).get("active")
     if bulk:
         line += (f"; backlog on the bulk model {bulk['runtime']} {bulk['precision']} "

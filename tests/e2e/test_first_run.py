@@ -128,3 +128,10 @@ def test_a_new_indexd_home_made_by_realm_add_is_one_the_daemon_accepts(tmp_path)
     finally:
         d.stop()
         shutil.rmtree(parent, ignore_errors=True)
+
+
+def test_a_daemon_with_no_realm_says_how_to_add_one(daemon):
+    d = daemon()
+    out = run_cli("status", env=d.env).stdout
+    assert "no realms yet: add one with: indexctl realm add NAME DIR" in out, out
+    assert "None threads" not in out   # the hash embedder (tests) has no thread count
