@@ -43,11 +43,12 @@ def why_line(why: dict) -> str:
 def search(result: dict) -> None:
     for hit in result.get("results", []):
         where = _c("35", hit["path"]) + ":" + _c("32", str(hit["start_line"]))
-        name = hit.get("symbol") or ""
-        if hit.get("best"):   # --files: the file, then its best entry and the count
+        name, kind = hit.get("symbol") or "", hit["kind"]
+        if hit.get("best"):   # --files: the file, then its best entry (its kind) and the count
             best = hit["best"]
-            name = f"{best.get('symbol') or best['kind']} (+{hit['entries'] - 1} more)" \
-                if hit.get("entries", 1) > 1 else (best.get("symbol") or best["kind"])
+            kind, name = best["kind"], best.get("symbol") or ""
+            if hit.get("entries", 1) > 1:
+                name += f" (+{hit['entries'] - 1} more entr{'ies' if hit['entries'] > 2 else 'y'})"
         # The repo last: two repos' `pyproject.toml:1` must be told apart, and
         # the path:line head stays what editors and terminals make clickable.
         repo = (hit.get("repo") or "").rstrip("/").rsplit("/", 1)[-1]
@@ -56,7 +57,7 @@ def search(result: dict) -> None:
             tail += " " + dim(f"(shared {hit['shared']['commit'][:12]})")
         if hit.get("also_at"):   # the symbol's other definitions in the file (overloads)
             tail += " " + dim("also at lines " + ", ".join(map(str, sorted(hit["also_at"]))))
-        print(f"{where} {_c('36', hit['kind'])} {_c('1', name)}".rstrip() + tail)
+        print(f"{where} {_c('36', kind)} {_c('1', name)}".rstrip() + tail)
         if hit.get("snippet"):
             print("    " + dim(hit["snippet"]))
         if hit.get("why"):
