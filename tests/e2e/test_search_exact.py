@@ -8,9 +8,8 @@ is 10, so agents hit it.
 
 from __future__ import annotations
 
-import re
-
 import json
+import re
 
 from testlib import embedded, run_cli, settings_with_realm, wait_until
 
