@@ -505,14 +505,19 @@ def changes(result: dict) -> None:
 
 
 def annotate(result: dict) -> None:
-    where = f"{Path(result['repo']).name}/{result['path']}"
+    print(annotation_line(result, Path(result["repo"]).name))
+
+
+def annotation_line(result: dict, repo_label: str) -> str:
+    """What ``annotate`` noted, in a line (the MCP tool says it the same way)."""
+    where = f"{repo_label}/{result['path']}"
     if result.get("symbol"):
         where += f"::{result['symbol']}"
     if result.get("other"):
         where += f" -> {result['other']}"
     note = ("searchable and shown as its summary" if result["annotated"] != "edge"
             else "kept with the relationship")
-    print(f"annotated {result['annotated']} {where} ({note})")
+    return f"annotated {result['annotated']} {where} ({note})"
 
 
 def annotations(result: dict) -> None:

@@ -436,14 +436,9 @@ def format_generic(res: dict) -> str:
 def format_annotate(res: dict) -> str:
     if "annotated" not in res:
         return "annotated: " + format_generic(res)
-    where = f"{res.get('repo')}/{res.get('path')}"
-    if res.get("symbol"):
-        where += f"::{res['symbol']}"
-    if res.get("other"):
-        where += f" -> {res['other']}"
-    note = ("searchable and shown as its summary" if res["annotated"] != "edge"
-            else "kept with the relationship")
-    return f"annotated {res['annotated']} {where} ({note})"
+    from ..cli.render import annotation_line
+
+    return annotation_line(res, str(res.get("repo")))
 
 
 def format_realm(res: dict) -> str:
