@@ -5,7 +5,7 @@ stdlib copy, e.g. the one ``bench/search_quality.py --keep`` leaves), or
 builds one: copies the stdlib (as bench/freshness.py does), ``indexd index``
 (which embeds: tens of minutes on 2 cores). Starts ``indexd run``, waits until
 nothing is pending and the hot keyword index is built, then asks every query
-of bench/queries/stdlib.json per mode (after a warm-up on the click set; "new query" rows embed a text the daemon has not seen, "repeated" ones hit its query cache) and times
+of bench/queries/stdlib.json per mode (after a warm-up on the click set; "new query" rows embed a text the daemon has not seen, "repeated" ones hit its query cache; "--path" rows scope each query to its target's top folder, as an editor scoping search to a package does) and times
 the socket round trip. ripgrep runs each query's words (3+ characters,
 ``-i -w -F -c``) over the same corpus, one process per query, as a user
 would. Prints p50/p95 per mode and the ratio to ripgrep's p50, and writes the
@@ -101,7 +101,10 @@ def main(argv=None) -> int:
     ap.add_argument("--realm", default="std", help="with --home: the realm holding the stdlib copy")
     ap.add_argument("--no-doc", action="store_true")
     args = ap.parse_args(argv)
-    queries = [q["query"] for q in json.loads((HERE / "queries" / "stdlib.json").read_text())["queries"]]
+    spec = json.loads((HERE / "queries" / "stdlib.json").read_text())["queries"]
+    queries = [q["query"] for q in spec]
+    # an editor scoping search to the package it is in: the target's top folder or file
+    scope = {q["query"]: q["expected"][0]["path"].split("/")[0] for q in spec}
     work = Path(tempfile.mkdtemp(prefix="ixsl"))
     home, corpus = setup_home(args, work)
     env = os.environ | {"INDEXD_HOME": str(home)}
@@ -117,12 +120,16 @@ def main(argv=None) -> int:
         for q in warm:
             client.call("search", query=q, mode="hybrid", limit=10, realm=args.realm)
         # The model is uncased: upper case embeds the same, under another cache key.
-        passes = [("keyword", "keyword", lambda q: q),
-                  ("semantic, new query", "semantic", str.upper),
-                  ("hybrid, new query", "hybrid", lambda q: q),
-                  ("hybrid, repeated query", "hybrid", lambda q: q)]
-        for label, mode, text in passes:
-            lat = [timed(client, query=text(q), mode=mode, limit=10, realm=args.realm)
+        none = {}
+        passes = [("keyword", "keyword", lambda q: q, none),
+                  ("semantic, new query", "semantic", str.upper, none),
+                  ("hybrid, new query", "hybrid", lambda q: q, none),
+                  ("hybrid, repeated query", "hybrid", lambda q: q, none),
+                  ("keyword, --path its package", "keyword", lambda q: q, scope),
+                  ("hybrid, new query, --path its package", "hybrid", str.title, scope)]
+        for label, mode, text, paths in passes:
+            lat = [timed(client, query=text(q), mode=mode, limit=10, realm=args.realm,
+                         **({"path": paths[q]} if q in paths else {}))
                    for q in queries]
             rows.append([f"indexd {label} (socket)", len(lat), f"{statistics.median(lat):.1f}",
                          f"{pct(lat, 95):.1f}"])
