@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from typing import Callable
 
 from . import export as _export
+from . import externals
 from .containers import filled_attributes
 from ..errors import Stopping
 from .edge_cache import EdgeListCache
@@ -729,14 +730,22 @@ class Graph:
         deps = [item(n, v, scores.get(n, 0.0), self._node_kind(n))
                 for n, v in visits.items() if v.distance > 0]
         deps.sort(key=lambda x: (x["distance"], -x["score"], x["path"], x["symbol"] or ""))
-        external = [{"path": s[2], **u} for s in seeds
-                    for u in self.results.get(s[:3], FileResult()).unresolved if u["kind"] == "import"]
+        external = [{"path": s[2], **u} for s in seeds for u in self._external_imports(s)]
         complete, reason = self._completeness({s[:3] for s in seeds} | {n[:3] for n in visits},
                                               pending)
         out = bounded("deps", deps, limit, [d["distance"] for d in deps])
         return {"target": target, "took_ms": round((time.perf_counter() - t0) * 1000, 2),
                 "complete": complete, "incomplete_reason": reason, **out,
                 "external": external, "limit": limit, "truncated": any_truncated(out)}
+
+    def _external_imports(self, node) -> list[dict]:
+        """The file's imports the realm cannot resolve; of a symbol, those it uses."""
+        found = [u for u in self.results.get(node[:3], FileResult()).unresolved
+                 if u["kind"] == "import"]
+        facts = self.facts.get(node[:3])
+        if node[3] is None or facts is None:
+            return found
+        return externals.used_by(facts, node[3], found)
 
     def refs(self, target: str, limit: int | None = 200) -> dict:
         """Every edge into one symbol (or file), with its evidence."""

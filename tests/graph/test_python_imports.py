@@ -95,3 +95,29 @@ def test_import_of_a_submodule_binds_the_top_package(tree):
     g = build("r", repo)
     assert ("src/lib/bar.py", "progressbar", "resolved") in calls_from(g, "tests/test_bar.py",
                                                                        "test_bar")
+
+
+def test_a_symbols_external_dependencies_are_the_imports_it_uses(tree):
+    """`deps utils.py::echo` listed every import of utils.py (os, re, sys, functools...)
+    as echo's external dependencies; a symbol's are the ones its own code names."""
+    repo = tree("proj", {"pkg/__init__.py": "", "pkg/util.py": (
+        "import os\nimport typing as t\nimport json\nfrom functools import update_wrapper\n"
+        "from gettext import gettext as _\nimport xml.dom.minidom\n\n\n"
+        "def size(path: t.Optional[str]) -> int:\n    return os.path.getsize(path)\n\n\n"
+        "class Box:\n    def dump(self):\n        import csv\n        return json.dumps(_('x'))\n\n"
+        "    def wrap(self, f):\n        return update_wrapper(f, self)\n\n\n"
+        "def tree(text):\n    return xml.dom.minidom.parseString(text)\n\n\n"
+        "def nothing():\n    return 1\n")})
+    g = build("r", repo)
+
+    def external(target):
+        return sorted(x["name"] for x in g.deps(target)["external"])
+
+    assert external("pkg/util.py") == sorted(["os", "typing", "json", "functools:update_wrapper",
+                                              "gettext:gettext", "xml.dom.minidom", "csv"])
+    assert external("pkg/util.py::size") == ["os", "typing"]
+    assert external("pkg/util.py::Box") == ["csv", "functools:update_wrapper", "gettext:gettext",
+                                            "json"]
+    assert external("pkg/util.py::Box.dump") == ["csv", "gettext:gettext", "json"]
+    assert external("pkg/util.py::tree") == ["xml.dom.minidom"]
+    assert external("pkg/util.py::nothing") == []
