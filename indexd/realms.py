@@ -38,11 +38,31 @@ def add_repos(settings: Settings, realm: str, paths: list[str]) -> dict:
         added = []
         for repo in wanted:
             if repo not in repos:
+                _refuse_overlap(realm, repo, repos)
                 repos.append(repo)
                 added.append(repo)
         return {"realm": realm, "added": added, "repos": list(repos)}
 
     return edit_realms(settings.paths, add)
+
+
+def _refuse_overlap(realm: str, repo: str, repos: list[str]) -> None:
+    """One realm's roots never nest: a file under both would be indexed twice (every
+    search hit doubled) and watched twice."""
+    for other in repos:
+        inside, around = _under(repo, other), _under(other, repo)
+        if not (inside or around):
+            continue
+        where = (f"{repo} is inside {other}, already in realm {realm!r}: its files are "
+                 "indexed there" if inside else
+                 f"{repo} holds {other}, already in realm {realm!r}")
+        raise RealmError(f"{where}. A realm's folders must not nest; to have git repos under "
+                         f"a folder as repos of their own (changes, owners, tests affected), "
+                         f"add the repos one by one instead of the folder holding them")
+
+
+def _under(path: str, root: str) -> bool:
+    return path.startswith(root.rstrip("/") + "/")
 
 
 def remove_repos(settings: Settings, realm: str, paths: list[str] | None) -> dict:

@@ -66,3 +66,26 @@ def test_realm_add_remove_list_and_locate(indexd_home, tmp_path):
     assert load_settings().realms == {"work": (str(a.resolve()),)}
     remove_repos(load_settings(), "work", None)
     assert load_settings().realms == {}
+
+
+def test_a_folder_inside_or_around_a_realms_root_is_refused(indexd_home, tmp_path):
+    """`realm add srcs ~/src/a` with ~/src in srcs indexed a.py twice (as a.py and
+    a/a.py: every search hit doubled) and its watch read as "0 of 19 directories
+    watched (inotify limit)"."""
+    src = tmp_path / "src"
+    (src / "a").mkdir(parents=True)
+    (src / "b").mkdir()
+    s = load_settings()
+    add_repos(s, "srcs", [str(src)])
+    with pytest.raises(RealmError, match=r"inside .*src, already in realm 'srcs'"):
+        add_repos(load_settings(), "srcs", [str(src / "a")])
+    assert load_settings().realms == {"srcs": (str(src.resolve()),)}
+    remove_repos(load_settings(), "srcs", None)
+    add_repos(load_settings(), "srcs", [str(src / "a")])
+    with pytest.raises(RealmError, match=r"holds .*a, already in realm 'srcs'"):
+        add_repos(load_settings(), "srcs", [str(src)])
+    with pytest.raises(RealmError, match="inside"):   # two at once, one inside the other
+        add_repos(load_settings(), "two", [str(src / "b"), str(src)])
+    add_repos(load_settings(), "srcs", [str(src / "b")])   # siblings are fine
+    add_repos(load_settings(), "other", [str(src)])   # another realm may hold the parent
+    assert load_settings().realms["srcs"] == (str((src / "a").resolve()), str((src / "b").resolve()))

@@ -21,6 +21,7 @@ import difflib
 from collections.abc import Callable
 from pathlib import Path
 
+from ..errors import RealmError
 from .model import Def, FileFacts
 
 RENAME_SIMILARITY = 0.8    # body likeness, the old name read as the new one
@@ -83,6 +84,17 @@ def symbols_for(defs: list[Def], ranges: list[tuple[int, int]]) -> dict[str | No
     return out
 
 
+def _open(repo_path: str):
+    import pygit2
+
+    try:
+        return pygit2.Repository(str(repo_path))
+    except pygit2.GitError:
+        raise RealmError(f"{repo_path} is not a git repository (a plain folder): changes and "
+                         "tests affected read git's diff; name what changed instead: indexctl "
+                         "impact PATH, indexctl tests affected PATH::SYMBOL") from None
+
+
 def changed_symbols(repo_path: str, since: str | None = None,
                     defs_for: Callable[[str, str], list[Def]] | None = None,
                     staged: bool = False) -> list[dict]:
@@ -92,7 +104,7 @@ def changed_symbols(repo_path: str, since: str | None = None,
     read from the index's blobs, so unstaged edits on top are not counted."""
     import pygit2
 
-    repo = pygit2.Repository(str(repo_path))
+    repo = _open(repo_path)
     defs_for = defs_for or parse_defs
     base_tree = None
     if since is not None:

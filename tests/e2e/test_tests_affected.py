@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from indexd.errors import InvalidParams
-from testlib import BIN, run_cli, settings_with_realm
+from testlib import BIN, run_cli, settings_with_realm, wait_until
 
 A_PY = "def bump(x):\n    return x + 1\n\n\ndef unbump(x):\n    return x - 1\n"
 A_EDIT = A_PY.replace("x + 1", "x + 2")          # breaks test_a
@@ -550,3 +550,29 @@ def test_a_change_behind_a_dunder_run_on_an_untyped_value_selects_its_tests_offl
     assert "name_match" in hows, hows
     ran = run_selection(git_repo.path)
     assert "2 failed" in ran.stdout, ran.stdout
+
+
+def test_a_plain_folder_says_it_has_no_git_diff_offline_and_daemon(tmp_path, daemon):
+    """`indexctl changes` and `tests affected` in a plain folder (no git) answered
+    "internal error": pygit2's "Repository not found" escaped."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "tool.py").write_text("def tool():\n    return 1\n")
+    settings_with_realm("plain", folder)
+    run_cli("index", "--json", tool="indexd", check=True)
+    for args in (("changes",), ("tests", "affected")):
+        out = subprocess.run([str(BIN / "indexctl"), *args], cwd=folder, capture_output=True,
+                             text=True, timeout=120)
+        assert out.returncode == 4, (args, out.stdout, out.stderr)
+        assert "not a git repository" in out.stderr and "internal error" not in out.stderr, out.stderr
+    d = daemon()
+    wait_until(lambda: d.call("status", sync=True)["graph"].get("edges") is not None, timeout=60,
+               what="the graph built")
+    for args in (("changes",), ("tests", "affected")):
+        out = subprocess.run([str(BIN / "indexctl"), *args], cwd=folder, capture_output=True,
+                             text=True, timeout=120, env=d.env)
+        assert out.returncode == 4 and "not a git repository" in out.stderr, (args, out.stderr)
+    # a target needs no diff: still answered
+    out = subprocess.run([str(BIN / "indexctl"), "tests", "affected", "tool.py::tool"], cwd=folder,
+                         capture_output=True, text=True, timeout=120, env=d.env)
+    assert "internal error" not in out.stderr, out.stderr
