@@ -143,13 +143,29 @@ class Watcher:
         after = inotify_watch_count()
         if before is None or after is None:
             return
-        needed = sum(1 for _ in os.walk(repo)) if Path(repo).is_dir() else 0
+        needed = self._new_dirs(realm, repo)
         got = after - before
         if got < needed:
             self.errors[(realm, repo)] = (
                 f"partial: {got} of {needed} directories watched (inotify limit; raise "
                 f"fs.inotify.max_user_watches); reconciled periodically instead")
             log.warning("watch partial realm=%s repo=%s watched=%d dirs=%d", realm, repo, got, needed)
+
+    def _new_dirs(self, realm: str, repo: str) -> int:
+        """The directories under ``repo`` no other watch covers: one inotify instance
+        watches a directory once, so those others hold cannot raise the count (a repo
+        inside a folder another realm watches adds none)."""
+        others = [key[1] for key in self.watches if key != (realm, repo)]
+        if not Path(repo).is_dir() or any(_within(repo, o) for o in others):
+            return 0
+        inner = [o for o in others if _within(o, repo)]
+        count = 0
+        for root, dirs, _files in os.walk(repo):
+            if any(_within(root, o) for o in inner):
+                dirs[:] = []
+                continue
+            count += 1
+        return count
 
     def restart(self, realm: str, repo: str) -> None:
         """Drop and re-add one repo's watch (after it missed events)."""
@@ -172,6 +188,10 @@ class Watcher:
         logging.getLogger("watchdog.observers").removeHandler(self._overflow)
         self.observer.stop()
         self.observer.join(timeout=5)
+
+
+def _within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
 
 
 def inotify_watch_count() -> int | None:
