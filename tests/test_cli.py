@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from testlib import run_cli
+from testlib import BIN, run_cli
 
 
 def test_client_path_imports_no_engine():
@@ -112,6 +112,14 @@ def test_realm_index_search_symbols_from_the_command_line(git_repo):
     words = run_cli("search", "read", "chunked", "--kind", "method", "--path", "lib")
     assert words.returncode == 0, words.stderr
     assert "lib/http.py:2 method HTTPResponse._read_chunked" in words.stdout
+    # a folder as the shell sees it: absolute, or relative to where the command runs
+    # (an editor passes the open file's folder; `--path .` from inside it)
+    for where, path in ((git_repo.path, str(git_repo.path / "lib")), (git_repo.path / "lib", "."),
+                        (git_repo.path / "lib", "http.py")):
+        scoped = subprocess.run([str(BIN / "indexctl"), "search", "read chunked", "--path", path],
+                                cwd=where, capture_output=True, text=True, timeout=120)
+        assert scoped.returncode == 0, (path, scoped.stderr)
+        assert "lib/http.py:2 method HTTPResponse._read_chunked" in scoped.stdout, path
     sym = json.loads(run_cli("symbols", git_repo.path / "lib/http.py", "--json").stdout)
     assert [h["symbol"] for h in sym["results"]] == [None, "HTTPResponse", "HTTPResponse._read_chunked"]
     # repo-relative and repo_name/path, from a folder that has no lib/http.py, as impact,

@@ -269,6 +269,8 @@ def dispatch(args) -> int:
                   if getattr(args, k) not in (None, False)}
         if "repo" in params:
             params["repo"] = _repo_arg(settings, params["repo"])
+        if "path" in params:
+            params |= _path_arg(settings, params.pop("path"))
         result = call(settings, "search", params)
         _emit(args, result, render.search)
         return EXIT_OK if result.get("results") else EXIT_EMPTY
@@ -409,6 +411,23 @@ def _repo_arg(settings, repo: str) -> str:
     full = str(Path(repo).expanduser().resolve())
     known = {r for repos in settings.realms.values() for r in repos}
     return full if full in known else repo
+
+
+def _path_arg(settings, path: str) -> dict:
+    """``--path`` as the shell sees it: an absolute path, or one relative to here that
+    exists, in a realm's repo is that repo and its repo-relative path; anything else
+    (a glob, ``tests`` from a folder without one) is the repo-relative pattern as typed."""
+    from ..pathglob import is_glob
+    from ..realms import locate
+
+    local = Path(path).expanduser()
+    if is_glob(path) or not (local.is_absolute() or local.exists()):
+        return {"path": path}
+    try:
+        _realm, repo, rel = locate(settings, str(local))
+    except IndexdError:
+        return {"path": path}
+    return {"repo": repo} | ({"path": rel} if rel not in ("", ".") else {})   # a repo: all of it
 
 
 def _abs_target(target: str) -> str:
