@@ -270,7 +270,7 @@ def dispatch(args) -> int:
         if "repo" in params:
             params["repo"] = _repo_arg(settings, params["repo"])
         if "path" in params:
-            params |= _path_arg(settings, params.pop("path"))
+            params |= _path_arg(settings, params.pop("path"), params.get("realm"))
         result = call(settings, "search", params)
         _emit(args, result, render.search)
         return EXIT_OK if result.get("results") else EXIT_EMPTY
@@ -413,7 +413,7 @@ def _repo_arg(settings, repo: str) -> str:
     return full if full in known else repo
 
 
-def _path_arg(settings, path: str) -> dict:
+def _path_arg(settings, path: str, realm: str | None) -> dict:
     """``--path`` as the shell sees it: an absolute path, or one relative to here that
     exists, in a realm's repo is that repo and its repo-relative path; anything else
     (a glob, ``tests`` from a folder without one) is the repo-relative pattern as typed."""
@@ -424,8 +424,10 @@ def _path_arg(settings, path: str) -> dict:
     if is_glob(path) or not (local.is_absolute() or local.exists()):
         return {"path": path}
     try:
-        _realm, repo, rel = locate(settings, str(local))
+        found, repo, rel = locate(settings, str(local))
     except IndexdError:
+        return {"path": path}
+    if realm and found != realm:   # here is another realm's: the pattern is the asked realm's
         return {"path": path}
     return {"repo": repo} | ({"path": rel} if rel not in ("", ".") else {})   # a repo: all of it
 
