@@ -388,6 +388,9 @@ def impact(result: dict) -> None:
     if not result.get("complete", True):
         print(_c("33", f"incomplete: {result.get('incomplete_reason')}"))
     said_before: set[str] = set()   # a file pair's description: under its first item only
+    if not any(result.get(b) or result.get(f"{b}_total") for b in ("affected", "tests", "docs")):
+        print(dim("nothing in the index depends on it (no import, call, reference, test or "
+                  "link reaches it)"))
     for bucket in ("affected", "tests", "docs"):
         items = result.get(bucket) or []
         if not items and not result.get(f"{bucket}_total"):
@@ -497,6 +500,10 @@ def reviewers(result: dict) -> None:
 
 def changes(result: dict) -> None:
     changed = result.get("changed", [])
+    since = f"since {result['since']}" if result.get("since") else "uncommitted"
+    if not changed:
+        print(dim(f"nothing changed ({since}) in {result['repo']}"))
+        return
     print(_c("1", f"{len(changed)} changed symbols in {result['repo']}"))
     for ch in changed:
         renamed = f" -> {ch['renamed_to']}" if ch.get("renamed_to") else ""

@@ -63,6 +63,11 @@ def test_impact_across_repos(tmp_path, daemon):
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and "app/main.py" in out.stdout and "imports(resolved)" in out.stdout
 
+    # nothing depends on the guide: said, not an answer with no list at all
+    out = subprocess.run([str(BIN / "indexctl"), "impact", str(app.path / "docs/guide.md")],
+                         env=d.env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and "nothing in the index depends on it" in out.stdout, out.stdout
+
     # the symbol named alone, as a person or an agent types it first
     by_name = d.call("impact", target="circle_area", depth=1, kinds=["references"])
     by_path = d.call("impact", target=f"{target}::circle_area", depth=1, kinds=["references"])

@@ -155,6 +155,10 @@ def test_format_pytest_runs_exactly_the_selection_offline(git_repo):
     said = affected_cli(git_repo.path)
     assert said.returncode == 1 and "nothing changed" in said.stdout, said.stdout
     assert "safe" not in said.stdout and "reaches the change" not in said.stdout
+    changes = subprocess.run([str(BIN / "indexctl"), "changes"], cwd=git_repo.path,
+                             capture_output=True, text=True, timeout=120)
+    assert changes.returncode == 0 and changes.stdout.startswith("nothing changed (uncommitted)"), \
+        changes.stdout
 
 
 def test_targets_and_bad_params(git_repo, daemon):
