@@ -130,6 +130,9 @@ def test_realm_index_search_symbols_from_the_command_line(git_repo):
         assert by_rel.returncode == 0, by_rel.stdout + by_rel.stderr
         assert json.loads(by_rel.stdout)["results"] == sym["results"]
     assert run_cli("search", "zzqqxxnothing").returncode == 1
+    # --limit 0 was dropped as if not given (0 == False) and answered 20 results
+    zero = run_cli("search", "read", "--limit", "0")
+    assert zero.returncode == 4 and "limit must be an integer in 1..500" in zero.stderr, zero.stdout
     status = json.loads(run_cli("status", "--json").stdout)
     assert status["daemon"] is None and status["realms"][0]["repos"][0]["files"] == 1
 

@@ -266,7 +266,7 @@ def dispatch(args) -> int:
     if args.cmd == "search":
         params = {k: getattr(args, k) for k in ("query", "realm", "repo", "kind", "lang", "path",
                                                   "limit", "mode", "context", "files", "explain", "sync")
-                  if getattr(args, k) not in (None, False)}
+                  if getattr(args, k) is not None and getattr(args, k) is not False}   # 0 is a value
         if "repo" in params:
             params["repo"] = _repo_arg(settings, params["repo"])
         if "path" in params:
