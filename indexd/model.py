@@ -114,6 +114,11 @@ class FileRecord:
         return file_key(self.realm, self.repo, self.path)
 
 
+def inside(root: str, path: str) -> bool:
+    """``path`` is ``root`` or under it (absolute paths, ``/``-separated)."""
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
 def file_key(realm: str, repo: str, path: str) -> str:
     return f"{realm}\x1f{repo}\x1f{path}"
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from .config import Settings
 from .config_edit import edit_realms
 from .errors import ConfigError, RealmError
+from .model import inside
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
@@ -50,19 +51,15 @@ def _refuse_overlap(realm: str, repo: str, repos: list[str]) -> None:
     """One realm's roots never nest: a file under both would be indexed twice (every
     search hit doubled) and watched twice."""
     for other in repos:
-        inside, around = _under(repo, other), _under(other, repo)
-        if not (inside or around):
+        within, around = inside(other, repo), inside(repo, other)   # never equal here
+        if not (within or around):
             continue
         where = (f"{repo} is inside {other}, already in realm {realm!r}: its files are "
-                 "indexed there" if inside else
+                 "indexed there" if within else
                  f"{repo} holds {other}, already in realm {realm!r}")
         raise RealmError(f"{where}. A realm's folders must not nest; to have git repos under "
                          f"a folder as repos of their own (changes, owners, tests affected), "
                          f"add the repos one by one instead of the folder holding them")
-
-
-def _under(path: str, root: str) -> bool:
-    return path.startswith(root.rstrip("/") + "/")
 
 
 def remove_repos(settings: Settings, realm: str, paths: list[str] | None) -> dict:

@@ -31,7 +31,7 @@ import pathspec
 import pygit2
 from pygit2.enums import FileMode, FileStatus, RepositoryOpenFlag
 
-from ..model import SKIP_SYMLINK, SKIP_UNREADABLE
+from ..model import SKIP_SYMLINK, SKIP_UNREADABLE, inside
 
 log = logging.getLogger(__name__)
 
@@ -188,7 +188,7 @@ class RepoRules:
 
     def _classify_link(self, rel: str, path: str):
         target = os.path.realpath(path)
-        if not _inside(self.root, target):
+        if not inside(self.root, target):
             return rel, SKIP_SYMLINK, "symlink target outside the repo"
         try:
             st = os.stat(path)
@@ -320,10 +320,6 @@ def _clean(rel: str) -> str | None:
     if rel == "." or rel == ".." or rel.startswith("../"):
         return None
     return rel
-
-
-def _inside(root: str, target: str) -> bool:
-    return target == root or target.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def _is_real_dir(entry: os.DirEntry) -> bool:

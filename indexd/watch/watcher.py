@@ -24,6 +24,8 @@ from watchdog.events import (
 )
 from watchdog.observers import Observer
 
+from ..model import inside
+
 log = logging.getLogger(__name__)
 
 EVENTS = [FileCreatedEvent, FileModifiedEvent, FileClosedEvent, FileDeletedEvent, FileMovedEvent,
@@ -156,12 +158,12 @@ class Watcher:
         watches a directory once, so those others hold cannot raise the count (a repo
         inside a folder another realm watches adds none)."""
         others = [key[1] for key in self.watches if key != (realm, repo)]
-        if not Path(repo).is_dir() or any(_within(repo, o) for o in others):
+        if not Path(repo).is_dir() or any(inside(o, repo) for o in others):
             return 0
-        inner = [o for o in others if _within(o, repo)]
+        inner = [o for o in others if inside(repo, o)]
         count = 0
         for root, dirs, _files in os.walk(repo):
-            if any(_within(root, o) for o in inner):
+            if any(inside(o, root) for o in inner):
                 dirs[:] = []
                 continue
             count += 1
@@ -188,10 +190,6 @@ class Watcher:
         logging.getLogger("watchdog.observers").removeHandler(self._overflow)
         self.observer.stop()
         self.observer.join(timeout=5)
-
-
-def _within(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip("/") + "/")
 
 
 def inotify_watch_count() -> int | None:
