@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from fnmatch import fnmatchcase
 
+from .model import inside
+
 GLOB_CHARS = frozenset("*?[")
 # The key under which a path pattern travels in the hot indexes' filters.
 FILTER_KEY = "path"
@@ -32,9 +34,7 @@ def is_glob(pattern: str) -> bool:
 
 
 def matches(pattern: str, path: str) -> bool:
-    if not is_glob(pattern):
-        return path == pattern or path.startswith(pattern + "/")
-    return fnmatchcase(path, pattern)
+    return fnmatchcase(path, pattern) if is_glob(pattern) else inside(pattern, path)
 
 
 def to_sql(pattern: str, quote) -> str | None:

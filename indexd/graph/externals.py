@@ -15,11 +15,10 @@ from .model import FileFacts
 def used_by(facts: FileFacts, symbol: str, unresolved: list[dict]) -> list[dict]:
     """The entries of ``unresolved`` (kind "import", name "mod" or "mod:name",
     line) that ``symbol`` (a qualified name) or its nested code uses."""
-    inside = {symbol}
     names: set[str] = set()
     own_lines: set[int] = set()
     for r in facts.refs:
-        if r.scope is None or not (r.scope in inside or r.scope.startswith(symbol + ".")):
+        if r.scope is None or not (r.scope == symbol or r.scope.startswith(symbol + ".")):
             continue
         if r.kind in ("import", "import_from", "import_alias"):
             own_lines.add(r.line)
