@@ -686,8 +686,19 @@ def _self_like(receiver: str | None) -> bool:
     return receiver in SELF_RECEIVERS or (receiver or "").startswith("super(")
 
 
+# Languages whose code can call each other's by name (a name match across others is noise:
+# Python's `names.add(...)` is no call of a C or Rust `add`).
+_FAMILY = {"javascript": "js", "typescript": "js", "tsx": "js", "c": "c", "cpp": "c"}
+
+
+def _family(lang: str | None) -> str | None:
+    return _FAMILY.get(lang or "", lang)
+
+
 def _name_match(index, f, name, line, res, methods_only: bool = False) -> tuple[str, list]:
-    holders = [h for h in index.defs_by_name.get(name, ()) if h != (f.repo, f.path)]
+    family = _family(f.lang)
+    holders = [h for h in index.defs_by_name.get(name, ()) if h != (f.repo, f.path)
+               and _family(getattr(index.files.get(h), "lang", None)) == family]
     if len(holders) > MAX_CANDIDATE_FILES:
         res.unresolved.append({"kind": "name", "name": name, "line": line,
                                "reason": f"ambiguous: defined in {len(holders)} files"})

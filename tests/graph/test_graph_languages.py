@@ -84,3 +84,24 @@ def test_rust_mod_and_use(tree):
     refs = g.refs("src/util/strings.rs::shout")["refs"]
     assert {(r["path"], r["symbol"]) for r in refs if r["kind"] == "calls"} == {
         ("src/lib.rs", "run"), ("src/net/tcp.rs", "connect")}
+
+
+def test_a_name_match_stays_within_a_language_family(tree):
+    """`deps externals.py::used_by` listed `sample.js::add`, `sample.rs::Named.name` and
+    `sample.c::add` (Python's `names.add(...)` matched by name): Python cannot call
+    them. A name match needs a language that can call it (JS and TS share one)."""
+    repo = tree("mixed", {
+        "py/use.py": "def collect(names):\n    names.register_item(1)\n    return names.flush_all()\n",
+        "py/other.py": "class Box:\n    def register_item(self, x):\n        return x\n",
+        "web/lib.js": "export function register_item(x) { return x; }\n"
+                      "export function flush_all() { return 1; }\n",
+        "web/app.ts": "declare const q: any;\nexport function go() { return q.flush_all(); }\n",
+        "native/lib.rs": "pub fn flush_all() -> i32 { 1 }\n",
+        "native/lib.c": "int register_item(int x) { return x; }\n",
+    })
+    g = build("r", repo)
+    deps = {(d["path"], d["symbol"]) for d in g.deps("py/use.py::collect")["deps"]}
+    assert ("py/other.py", "Box.register_item") in deps
+    assert not {p for p, _ in deps} & {"web/lib.js", "native/lib.rs", "native/lib.c"}, deps
+    ts = {(d["path"], d["symbol"]) for d in g.deps("web/app.ts::go")["deps"]}
+    assert ("web/lib.js", "flush_all") in ts and ("native/lib.rs", "flush_all") not in ts, ts
