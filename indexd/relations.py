@@ -24,7 +24,7 @@ from .graph.graph import BuildStopped, Graph
 from .graph.impact import Visit, any_truncated, bounded
 from .graph import snapshot
 from .graph.loader import load_facts, load_file_facts
-from .graph.targets import symbol_nodes
+from .graph.targets import symbol_nodes, target_error
 from .memory import trim
 
 log = logging.getLogger(__name__)
@@ -437,7 +437,7 @@ class Relations:
             try:
                 seeds = graph.resolve_target(target)
             except KeyError as exc:
-                raise RealmError(_unknown(target, exc)) from None
+                raise RealmError(target_error(target, exc)) from None
         files = sorted({s[:3] for s in seeds})
         if len(files) != 1 or seeds[0][3] is not None:
             raise InvalidParams(f"summary needs one file; {target!r} is "
@@ -469,7 +469,7 @@ class Relations:
                 return graph.impact(target, depth=depth, kinds=self._kinds(kinds), pending=pending,
                                     limit=limit)
             except KeyError as exc:
-                raise RealmError(_unknown(target, exc)) from None
+                raise RealmError(target_error(target, exc)) from None
 
     def deps(self, target: str, depth: int = 1, kinds=None, pending=None,
              limit: int | None = 200) -> dict:
@@ -479,7 +479,7 @@ class Relations:
                 return graph.deps(target, depth=depth, kinds=self._kinds(kinds), pending=pending,
                                   limit=limit)
             except KeyError as exc:
-                raise RealmError(_unknown(target, exc)) from None
+                raise RealmError(target_error(target, exc)) from None
 
     def named_symbol(self, symbol: str) -> str:
         """``repo/path::Qualified.name`` of the one symbol a name alone names
@@ -489,7 +489,7 @@ class Relations:
             try:
                 (_, repo, path, qualname), = symbol_nodes(graph.facts, symbol)
             except KeyError as exc:
-                raise RealmError(_unknown(symbol, exc)) from None
+                raise RealmError(target_error(symbol, exc)) from None
         return f"{repo.rstrip('/')}/{path}::{qualname}"
 
     def refs(self, target: str, limit: int | None = 200) -> dict:
@@ -498,7 +498,7 @@ class Relations:
             try:
                 return graph.refs(target, limit=limit)
             except KeyError as exc:
-                raise RealmError(_unknown(target, exc)) from None
+                raise RealmError(target_error(target, exc)) from None
 
     def related(self, hits: list[dict], limit: int = 3, top: int = RELATED_TOP) -> None:
         """Fill ``related`` on the first ``top`` search hits (best effort; empty
@@ -555,7 +555,7 @@ class Relations:
             try:
                 return graph.export(fmt, scope=scope)
             except KeyError as exc:
-                raise RealmError(_unknown(scope or "", exc)) from None
+                raise RealmError(target_error(scope or "", exc)) from None
 
     def changes(self, repo: str, since: str | None, depth: int, pending=None,
                 limit: int | None = 200) -> dict:
@@ -662,11 +662,6 @@ def _merge_impacts(results: list[dict], limit: int | None = None) -> dict:
         rows = sorted(v.values(), key=lambda i: (-i["score"], i["path"]))
         out |= bounded(b, rows, limit, [i["distance"] for i in rows])
     return out
-
-
-def _unknown(target: str, exc: KeyError) -> str:
-    detail = exc.args[0] if exc.args else ""
-    return f"unknown target {target!r}: {detail}" if detail else f"unknown target {target!r}"
 
 
 def _head(repo: str) -> str | None:

@@ -18,6 +18,7 @@ import time
 from .errors import InvalidParams, RealmError
 from .graph.impact import bounded, item
 from .graph.model import is_test_path, node_label
+from .graph.targets import target_error
 from .graph.test_select import add_fallback, ranked, select_tests
 
 FALLBACK_DEPTH = 10   # imports chains are short; this reaches any real one
@@ -106,8 +107,7 @@ def _target_changes(rel, targets: list[str]) -> list[dict]:
             try:
                 nodes = graph.resolve_target(target)
             except KeyError as exc:
-                raise RealmError(f"unknown target {target!r}: {exc.args[0] if exc.args else ''}"
-                                 ) from None
+                raise RealmError(target_error(target, exc)) from None
             out += [{"repo": n[1], "path": n[2], "symbol": n[3], "change": "target"}
                     for n in nodes]
     return out

@@ -21,6 +21,18 @@ _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 LISTED = 10   # candidates an ambiguity error names
 
 
+class AmbiguousTarget(KeyError):
+    """The name names several symbols; the message lists them."""
+
+
+def target_error(target: str, exc: KeyError) -> str:
+    """What to tell a user whose target the graph could not take: unknown, or naming
+    several symbols."""
+    what = "ambiguous" if isinstance(exc, AmbiguousTarget) else "unknown"
+    detail = exc.args[0] if exc.args else ""
+    return f"{what} target {target!r}: {detail}" if detail else f"{what} target {target!r}"
+
+
 def looks_like_symbol(target: str) -> bool:
     return bool(_NAME.match(target))
 
@@ -44,7 +56,7 @@ def symbol_nodes(facts: dict, name: str) -> list[tuple]:
     if not found:
         raise KeyError(f"no indexed file or symbol matches {name!r}")
     if len(found) > 1:
-        raise KeyError(_ambiguous(name, found))
+        raise AmbiguousTarget(_ambiguous(name, found))
     return found
 
 

@@ -80,6 +80,17 @@ def test_impact_across_repos(tmp_path, daemon):
     assert re.search(r"app/main\.py:5 report calls\b", out.stdout), out.stdout
     assert re.search(r"app/main\.py:1 \(module\) (imports|references)\b", out.stdout), out.stdout
 
+    # a name two symbols carry is ambiguous, not unknown (commander: `impact
+    # Command.option` said "unknown target" for lib/command.js and typings/index.d.ts)
+    app.write("app/legacy.py", "def report(r):\n    return r\n")
+    d.call("status", sync=True, timeout=30)
+    out = wait_until(lambda: (o := subprocess.run(
+        [str(BIN / "indexctl"), "impact", "report"], env=d.env, capture_output=True, text=True,
+        timeout=60)) and "legacy" in o.stderr and o, timeout=30, what="the second report")
+    assert out.returncode == 4 and out.stderr.startswith("indexctl: ambiguous target 'report'"), \
+        out.stderr
+    assert "app/main.py::report" in out.stderr and "app/legacy.py::report" in out.stderr
+
 
 def test_incomplete_when_pending_or_unparseable(tmp_path, daemon):
     lib, app = make_realm(tmp_path)
