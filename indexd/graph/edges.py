@@ -282,21 +282,32 @@ def _ref_edges(index, f, scope: Scope, res) -> None:
         # `self.x` passed as a value that no class member is: a data attribute, not a
         # method of another class (a name match there was 8,000 guesses on the stdlib)
         own_value = kind == "attribute" and f.lang == "python" and _self_like(receiver[0])
-        unmatched = kind in ("decorator", "stored", "passed") or own_value  # never name-matched
+        # a bare name the function binds itself (parameter, loop variable, assignment)
+        own_local = (f.lang == "python" and receiver[0] is None and kind in ("call", "passed")
+                     and bound_in_function(index, f, name, scope_sym, classes)
+                     and not any(q.rpartition(".")[0] in enclosing(scope_sym)
+                                 for q in local.get(name, ())))    # a nested def's name
+        unmatched = kind in ("decorator", "stored", "passed") or own_value or own_local
         key = (name, receiver, unmatched)
         if key not in cache:
             index.checkpoint()
             res.wants.add(("name", name))
-            if f.lang == "python":
+            if own_local:
+                how, hits = "resolved", []
+            elif f.lang == "python":
                 how, hits = _python_targets(index, f, name, receiver, scope_sym, scope, local,
                                             classes)
+            elif receiver is not None and _family(f.lang) == "js" and kind in CALL_REFS:
+                how, hits = _js_member_targets(index, f, name, receiver, scope_sym, scope,
+                                               local, classes)
             else:
                 how, hits = "resolved", _resolved_targets(index, f, name, scope.imported,
                                                           scope.files, local)
             # An attribute of self/cls/super() is a method, never a module's function.
             methods = f.lang == "python" and _self_like(receiver[0] if receiver else None)
             if hits:
-                cache[key] = (how, [(h, 1.0) for h in hits])
+                w = name_weight(name, len({h[:2] for h in hits})) if how == "name_match" else 1.0
+                cache[key] = (how, [(h, w) for h in hits])
             elif unmatched:     # `@property`: a builtin; a stored local or builtin, or
                 cache[key] = ("name_match", [])      # self's data attribute: no look-alike
             else:
@@ -663,6 +674,35 @@ def _resolved_targets(index, f, name, imported, files, local) -> list[tuple]:
             for d in _code_defs(index, repo, path, name)]
 
 
+_JS_ROOT = re.compile(r"[.(\[?!]")
+
+
+def _js_member_targets(index, f, name, receiver, where, scope: Scope, local,
+                       classes) -> tuple[str, list]:
+    """(how, targets) of ``receiver.name(...)`` in JavaScript/TypeScript. Only what the
+    receiver is makes it sure: ``this`` in a class is that class's method (inferred, as
+    Python's ``self``), an imported name (``path.join``, ``Option.parse``) is that
+    module's or class's member (resolved). Any other receiver's method found by name in
+    an imported file is a guess (commander's ``argument.default()`` also "resolved" to
+    ``Option.default``): a name match."""
+    root = _JS_ROOT.split(receiver, 1)[0]
+    if root == "this":
+        cls = next((p for p in enclosing(where) if p in classes), None)
+        if cls is not None and f"{cls}.{name}" in local.get(name, ()):
+            return "inferred", [(f.repo, f.path, f"{cls}.{name}")]
+    elif root == receiver and root in scope.imported:
+        hits = [(repo, path, d.qualname) for repo, path, sym in scope.imported[root]
+                for d in _code_defs(index, repo, path, name)
+                if d.qualname == (f"{sym}.{name}" if sym else name)]
+        if hits:
+            return "resolved", hits
+    hits = _resolved_targets(index, f, name, scope.imported, scope.files, local)
+    # an imported module's own function called as a member is a call through its
+    # namespace (`utils.fn()`, `require('./u').fn()`): no other object holds it
+    top = [h for h in hits if "." not in h[2] and h[:2] != (f.repo, f.path)]
+    return ("resolved", top) if top else ("name_match", hits)
+
+
 def _note_own_method(index, f, name, line, scope_sym, res, noted: set[tuple]) -> None:
     """``x.name`` on an untyped receiver may be a method of this very file, which the
     name match leaves out (its own definitions: a bare name there resolves locally). An
@@ -706,7 +746,17 @@ def _name_match(index, f, name, line, res, methods_only: bool = False) -> tuple[
     w = name_weight(name, len(holders))
     return "name_match", [((repo, path, d.qualname), w) for repo, path in sorted(holders)
                           for d in [d for d in _code_defs(index, repo, path, name)
-                                    if not methods_only or "." in d.qualname][:3]]
+                                    if (not methods_only or "." in d.qualname)
+                                    and not _function_local(index, repo, path, d)][:3]]
+
+
+def _function_local(index, repo: str, path: str, d) -> bool:
+    """Is ``d`` defined inside a function's body? Only that function sees its name
+    (attrs: a test's nested ``def v`` was "called" by ``v(...)`` in the package)."""
+    parent = d.qualname.rpartition(".")[0]
+    return bool(parent) and any(
+        p.qualname == parent and p.kind in ("function", "method")
+        for p in index.defs_named(repo, path, parent.rpartition(".")[2]))
 
 
 # --- config ------------------------------------------------------------------
@@ -829,4 +879,4 @@ from .dispatch import dispatch_edges  # noqa: E402
 from .dunder import dunder_edges  # noqa: E402
 from .fixtures import fixture_edges  # noqa: E402
 from .passed import passed_edges  # noqa: E402
-from .types import _bindings, instance_members  # noqa: E402
+from .types import _bindings, bound_in_function, instance_members  # noqa: E402

@@ -337,6 +337,17 @@ def _lookup_scopes(where: str | None, classes: set[str]) -> list[str | None]:
     return out + [p for p in enclosing(where) if p not in classes] + [None]
 
 
+def bound_in_function(index, f, name: str, where: str | None, classes: set[str]) -> bool:
+    """Is ``name`` a local of the function ``where`` or of a function enclosing it (a
+    parameter, a loop variable, an assignment)? Python's lookup of the bare name stops
+    there, so no definition elsewhere is what it calls (attrs: ``for v in validators:
+    v(...)`` matched a test's nested ``def v``)."""
+    if where is None:
+        return False
+    table = _bindings(index, f)
+    return any((p, name) in table for p in enclosing(where) if p not in classes)
+
+
 BINDS_KEPT = 256    # files whose binding tables are kept (RealmIndex.binds)
 
 

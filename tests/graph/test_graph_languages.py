@@ -105,3 +105,43 @@ def test_a_name_match_stays_within_a_language_family(tree):
     assert not {p for p, _ in deps} & {"web/lib.js", "native/lib.rs", "native/lib.c"}, deps
     ts = {(d["path"], d["symbol"]) for d in g.deps("web/app.ts::go")["deps"]}
     assert ("web/lib.js", "flush_all") in ts and ("native/lib.rs", "flush_all") not in ts, ts
+
+
+def test_a_js_method_call_is_resolved_only_through_what_the_receiver_is(tree):
+    """commander 12: `refs Option.default` listed `Command.argument calls resolved` for
+    `argument.default(fn)` on an Argument (argument.js and option.js both define a
+    `default` method): a method name found in an imported file is a name match, a
+    `this.m()` of the enclosing class is inferred, and only an imported name as the
+    receiver (`path.join`, `Option.parse`) or a bare imported function resolves."""
+    repo = tree("cmdr", {
+        "lib/option.js": "class Option {\n  default(v) { return v; }\n"
+                         "  static parse(s) { return s; }\n}\nexports.Option = Option;\n",
+        "lib/argument.js": "class Argument {\n  default(v) { return v; }\n}\n"
+                           "exports.Argument = Argument;\n",
+        "lib/similar.js": "function suggestSimilar(w) { return w; }\n"
+                          "exports.suggestSimilar = suggestSimilar;\n",
+        "lib/command.js": (
+            "const { Option } = require('./option.js');\n"
+            "const { Argument } = require('./argument.js');\n"
+            "const { suggestSimilar } = require('./similar.js');\n"
+            "class Command {\n"
+            "  argument(name) {\n"
+            "    const argument = this.createArgument(name);\n"
+            "    argument.default(name);\n"
+            "    return Option.parse(suggestSimilar(name));\n"
+            "  }\n"
+            "  createArgument(name) { return new Argument(name); }\n"
+            "}\n"
+            "exports.Command = Command;\n"),
+    })
+    g = build("r", repo)
+    hows = {(e.dst_path, e.dst_symbol): e.how for e in g.edges(["calls"])
+            if e.src_path == "lib/command.js" and e.src_symbol == "Command.argument"}
+    assert hows.get(("lib/command.js", "Command.createArgument")) == "inferred", hows
+    assert hows.get(("lib/option.js", "Option.default")) in (None, "name_match"), hows
+    assert hows.get(("lib/argument.js", "Argument.default")) in (None, "name_match"), hows
+    assert hows.get(("lib/option.js", "Option.parse")) == "resolved", hows
+    assert hows.get(("lib/similar.js", "suggestSimilar")) == "resolved", hows
+    built = {(e.dst_path, e.dst_symbol): e.how for e in g.edges(["calls"])
+             if e.src_symbol == "Command.createArgument"}
+    assert built.get(("lib/argument.js", "Argument")) == "resolved", built

@@ -166,3 +166,48 @@ def test_aliased_imports_bind_the_alias(tree):
            if e.src_path == "pkg/use.py"}
     assert ("build", "pkg/core.py", "Option", "resolved") in got, got
     assert ("other", "pkg/core.py", "helper", "resolved") in got, got
+
+
+# attrs 24.2.0, `indexctl impact _ClassBuilder.build_class`: `_AndValidator.__call__` was
+# in its blast radius through `for v in self._validators: v(inst, ...)` (a loop variable,
+# matched by name to a test's nested `def v`) and that test through `wrap(v)` (its
+# parametrized fixture `wrap`, matched by name to `attrs.wrap`).
+LOCALS = {
+    "lib/__init__.py": "",
+    "lib/make.py": ("def build_class(cls):\n    return cls\n\n\n"
+                    "def attrs(maybe_cls):\n    def wrap(cls):\n        return build_class(cls)\n"
+                    "    return wrap(maybe_cls)\n\n\n"
+                    "def register_hook(fn):\n    return fn\n\n\n"
+                    "class AndValidator:\n    def __call__(self, inst, validators):\n"
+                    "        for v in validators:\n            v(inst)\n"
+                    "        check = validators[0]\n        check(inst)\n\n\n"
+                    "def closure(register_hook):\n    def inner():\n"
+                    "        return register_hook(1)\n    return inner\n"),
+    "lib/uses.py": "def plugin():\n    inner()\n    return register_hook(len)\n",
+    "tests/__init__.py": "",
+    "tests/test_make.py": ("import pytest\n\n\n"
+                           "@pytest.mark.parametrize('wrap', [lambda v: v])\n"
+                           "def test_validator_decorator(wrap):\n"
+                           "    def v(_, __):\n        pass\n    def check(x):\n        pass\n"
+                           "    return wrap(v)\n"),
+}
+
+
+def test_a_call_through_a_local_name_is_no_name_match(tree):
+    g = build("r", tree("locals", LOCALS))
+    calls = {(e.src_path, e.src_symbol, e.dst_path, e.dst_symbol) for e in g.edges(["calls"])}
+    # a loop variable, an assigned local: no look-alike anywhere
+    assert not {c for c in calls if c[1] == "AndValidator.__call__"}, calls
+    # a parameter (pytest's parametrized `wrap`) is not attrs' nested wrap
+    assert not {c for c in calls if c[1] == "test_validator_decorator"}, calls
+    # a closure's free variable is the enclosing function's parameter, not register_hook
+    assert ("lib/make.py", "closure.inner", "lib/make.py", "register_hook") not in calls, calls
+    # a function nested in another is that function's local: no other file calls it by name
+    assert ("lib/uses.py", "plugin", "lib/make.py", "closure.inner") not in calls, calls
+    # a name bound nowhere in its function still matches by name (the control)
+    assert ("lib/uses.py", "plugin", "lib/make.py", "register_hook") in calls, calls
+    affected = {(a["path"], a["symbol"]) for a in
+                g.impact("lib/make.py::build_class")["affected"]}
+    assert ("lib/make.py", "AndValidator.__call__") not in affected, affected
+    tests = {t["path"] for t in g.impact("lib/make.py::build_class")["tests"]}
+    assert "tests/test_make.py" not in tests, tests

@@ -36,3 +36,18 @@
 (type_annotation (type_identifier) @name) @reference.type
 (extends_clause value: (identifier) @name) @reference.type
 (implements_clause (type_identifier) @name) @reference.type
+
+; CommonJS: `const { Option, Help: H } = require('./option.js')` brings in Option and Help,
+; as `import { Option } from` does (commander 12 imports this way).
+(variable_declarator
+  name: (object_pattern (shorthand_property_identifier_pattern) @name)
+  value: (call_expression
+    function: (identifier) @_require
+    arguments: (arguments . (string (string_fragment) @module)))
+  (#eq? @_require "require")) @reference.import
+(variable_declarator
+  name: (object_pattern (pair_pattern key: (property_identifier) @name))
+  value: (call_expression
+    function: (identifier) @_require
+    arguments: (arguments . (string (string_fragment) @module)))
+  (#eq? @_require "require")) @reference.import

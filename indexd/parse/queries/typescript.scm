@@ -49,8 +49,10 @@
 
 ; References.
 (call_expression function: (identifier) @name) @reference.call
+; @module: the receiver as written (`this`, `argument`, `path`): what it is decides how
+; sure the graph can be of the method (graph/edges.py, _js_member_targets)
 (call_expression
-  function: (member_expression property: (property_identifier) @name)) @reference.call
+  function: (member_expression object: (_) @module property: (property_identifier) @name)) @reference.call
 (new_expression constructor: (identifier) @name) @reference.call
 (import_statement source: (string (string_fragment) @name)) @reference.import
 (export_statement source: (string (string_fragment) @name)) @reference.import
