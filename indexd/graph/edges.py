@@ -303,17 +303,20 @@ def _ref_edges(index, f, scope: Scope, res) -> None:
             else:
                 how, hits = "resolved", _resolved_targets(index, f, name, scope.imported,
                                                           scope.files, local)
-            # An attribute of self/cls/super() is a method, never a module's function.
+            # An attribute of self/cls/super() is a method, never a module's function; a
+            # bare name is a local, a module's global or a builtin, never a method.
             methods = f.lang == "python" and _self_like(receiver[0] if receiver else None)
+            bare = f.lang == "python" and receiver[0] is None
             if hits:
                 w = name_weight(name, len({h[:2] for h in hits})) if how == "name_match" else 1.0
                 cache[key] = (how, [(h, w) for h in hits])
-            elif unmatched:     # `@property`: a builtin; a stored local or builtin, or
-                cache[key] = ("name_match", [])      # self's data attribute: no look-alike
-            else:
-                if (name, methods) not in matched:
-                    matched[(name, methods)] = _name_match(index, f, name, line, res, methods)
-                cache[key] = matched[(name, methods)]
+            elif unmatched or (bare and name in _BUILTINS):  # `@property`, `list(x)`: a
+                cache[key] = ("name_match", [])     # builtin; a stored local, or self's data
+            else:                                   # attribute: no look-alike
+                shape = "methods" if methods else "top" if bare else None
+                if (name, shape) not in matched:
+                    matched[(name, shape)] = _name_match(index, f, name, line, res, shape)
+                cache[key] = matched[(name, shape)]
                 if f.lang == "python" and not methods and receiver[0] is not None:
                     _note_own_method(index, f, name, line, scope_sym, res, noted)
         how, hits = cache[key]
@@ -735,10 +738,19 @@ def _family(lang: str | None) -> str | None:
     return _FAMILY.get(lang or "", lang)
 
 
-def _name_match(index, f, name, line, res, methods_only: bool = False) -> tuple[str, list]:
+_BUILTINS = frozenset(dir(builtins))
+
+
+def _name_match(index, f, name, line, res, shape: str | None = None) -> tuple[str, list]:
+    """Definitions of ``name`` in other files of the language family, weighted; ``shape``
+    "methods" keeps methods only (``self.x``), "top" top-level definitions only (a
+    Python bare name)."""
     family = _family(f.lang)
     holders = [h for h in index.defs_by_name.get(name, ()) if h != (f.repo, f.path)
                and _family(getattr(index.files.get(h), "lang", None)) == family]
+    if shape == "top":      # count only the files a bare name could mean
+        holders = [h for h in holders if any(d.qualname == name
+                                             for d in _code_defs(index, *h, name))]
     if len(holders) > MAX_CANDIDATE_FILES:
         res.unresolved.append({"kind": "name", "name": name, "line": line,
                                "reason": f"ambiguous: defined in {len(holders)} files"})
@@ -746,7 +758,8 @@ def _name_match(index, f, name, line, res, methods_only: bool = False) -> tuple[
     w = name_weight(name, len(holders))
     return "name_match", [((repo, path, d.qualname), w) for repo, path in sorted(holders)
                           for d in [d for d in _code_defs(index, repo, path, name)
-                                    if (not methods_only or "." in d.qualname)
+                                    if (shape != "methods" or "." in d.qualname)
+                                    and (shape != "top" or "." not in d.qualname)
                                     and not _function_local(index, repo, path, d)][:3]]
 
 

@@ -344,8 +344,26 @@ def bound_in_function(index, f, name: str, where: str | None, classes: set[str])
     v(...)`` matched a test's nested ``def v``)."""
     if where is None:
         return False
+    scopes = [p for p in enclosing(where) if p not in classes]
+    key = ("local imports", f.repo, f.path)
+    imported = index.memo.get(key)
+    if imported is None:
+        imported = index.memo[key] = {(r.scope, r.name) for r in f.refs_of("import")
+                                      if r.scope is not None}
+    if any((p, name) in imported for p in scopes):
+        return False    # compileall: `ProcessPoolExecutor = None`, then a local import of it
     table = _bindings(index, f)
-    return any((p, name) in table for p in enclosing(where) if p not in classes)
+    return any(_rebinds(table[(p, name)], name) for p in scopes if (p, name) in table)
+
+
+def _rebinds(found: list[tuple], name: str) -> bool:
+    """Does one of these bindings give ``name`` a value of its own? Not `cmp=cmp` (a
+    default that is the global itself) nor `Decimal = decimal.Decimal` (its alias)."""
+    lines: dict[int, bool] = {}
+    for kind, module, line, _scope in found:
+        same = module == name or (module or "").endswith("." + name)
+        lines[line] = lines.get(line, False) or same
+    return not all(lines.values())
 
 
 BINDS_KEPT = 256    # files whose binding tables are kept (RealmIndex.binds)

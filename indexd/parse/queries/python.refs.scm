@@ -155,6 +155,9 @@
 (assignment left: (identifier) @name right: (none)) @reference.bind_none
 (assignment left: (identifier) @name right: (subscript value: (_) @module)) @reference.bind_item
 (assignment left: (identifier) @name) @reference.bind
+;   `Decimal = decimal.Decimal`, @module = the alias's value: the global, under its own name
+(assignment left: (identifier) @name right: (attribute attribute: (identifier) @_attr) @module
+  (#eq? @name @_attr)) @reference.bind
 (assignment
   left: (attribute object: (identifier) @_self attribute: (identifier)) @name
   right: (call function: (_) @module)
@@ -178,7 +181,8 @@
 (typed_parameter (identifier) @name type: (type) @module) @reference.bind_type
 (typed_default_parameter name: (identifier) @name type: (type) @module) @reference.bind_type
 (parameters (identifier) @name) @reference.bind_param
-(default_parameter name: (identifier) @name) @reference.bind
+;   a default's value as @module: `cmp=cmp` keeps the module's cmp (graph/types.py)
+(default_parameter name: (identifier) @name value: (_) @module) @reference.bind
 (for_statement left: (identifier) @name) @reference.bind
 (for_statement left: (pattern_list (identifier) @name)) @reference.bind
 ;   reference.bind_for   `for x in r`, @module = r: x holds an element of what r's annotation
