@@ -67,7 +67,7 @@ def search(result: dict) -> None:
         if hit.get("context"):
             for line in hit["context"].splitlines():
                 print("    " + line)
-    footer = f"{result.get('total', 0)} results in {result.get('took_ms', 0)} ms"
+    footer = f"{_n(result.get('total', 0), 'result')} in {result.get('took_ms', 0)} ms"
     if result.get("stale"):
         footer += f" (stale: {result.get('pending')} pending)"
     if result.get("daemon", "") is None:
@@ -221,7 +221,7 @@ def status(result: dict) -> None:
             if repo.get("redacted"):
                 skipped += f"; {repo['redacted']} indexed with secrets masked"
             watch = f" watcher {repo['watcher']}" if repo.get("watcher") else ""
-            print(f"  {repo['repo']}: {repo['files']} files, {repo['entries']} entries, "
+            print(f"  {repo['repo']}: {_n(repo['files'], 'file')}, {repo['entries']} entries, "
                   f"{repo['failed']} parse failures, skipped: {skipped}, pending {repo.get('pending', 0)}, "
                   f"indexed {_age(repo.get('last_indexed'))}{watch}")
             for f in repo.get("parse_failures", [])[:5]:
@@ -482,6 +482,11 @@ def owners(result: dict) -> None:
         print(dim(f"  {c['id'][:10]} {day} {c['author']}: {c['summary']}"))
 
 
+def _n(count: int, noun: str) -> str:
+    """``1 file``, ``3 files``."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def reviewers(result: dict) -> None:
     """impact's "who should review": the target's owners, then the affected files'."""
     own = result.get("owners") or {}
@@ -490,10 +495,10 @@ def reviewers(result: dict) -> None:
         print(_c("1", "owners of the target: ") + ", ".join(_person(o) for o in target["owners"]))
     if own.get("changed"):   # `changes`: who wrote the code around the edits
         print(_c("1", "owners of the changed code: ") + ", ".join(
-            f"{p['name']} <{p['email']}> ({p['lines']} lines)" for p in own["changed"]))
+            f"{p['name']} <{p['email']}> ({_n(p['lines'], 'line')})" for p in own["changed"]))
     if own.get("reviewers"):
         print(_c("1", "who should review: ") + ", ".join(
-            f"{p['name']} <{p['email']}> ({p['files']} files)" for p in own["reviewers"]))
+            f"{p['name']} <{p['email']}> ({_n(p['files'], 'file')})" for p in own["reviewers"]))
     if own.get("pending"):
         print(dim(f"{own['pending']} affected files not blamed yet (computing in the background)"))
 
@@ -504,7 +509,7 @@ def changes(result: dict) -> None:
     if not changed:
         print(dim(f"nothing changed ({since}) in {result['repo']}"))
         return
-    print(_c("1", f"{len(changed)} changed symbols in {result['repo']}"))
+    print(_c("1", f"{_n(len(changed), 'changed symbol')} in {result['repo']}"))
     for ch in changed:
         renamed = f" -> {ch['renamed_to']}" if ch.get("renamed_to") else ""
         print(f"  {ch['change']:8} {_where(ch)}{renamed}")
