@@ -19,6 +19,8 @@ from .model import repo_name
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 LISTED = 10   # candidates an ambiguity error names
+# files that declare what code elsewhere defines (TypeScript's typings, Python's stubs)
+DECLARATIONS = (".d.ts", ".d.mts", ".d.cts", ".pyi")
 
 
 class AmbiguousTarget(KeyError):
@@ -55,6 +57,9 @@ def symbol_nodes(facts: dict, name: str) -> list[tuple]:
     found = next((sorted(set(t)) for t in tiers if t), [])
     if not found:
         raise KeyError(f"no indexed file or symbol matches {name!r}")
+    code = [n for n in found if not n[2].endswith(DECLARATIONS)]
+    if len(code) == 1:      # the code, not a file that only declares it (index.d.ts)
+        return code
     if len(found) > 1:
         raise AmbiguousTarget(_ambiguous(name, found))
     return found

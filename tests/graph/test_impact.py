@@ -140,3 +140,18 @@ def test_pending_file_update_then_complete(setup):
     (repo / "lib/broken.py").write_text("from lib.base import parse_config_value\n")
     g.update_file(parse_file("r", repo, "lib/broken.py"))
     assert g.impact("lib/base.py", depth=1)["complete"] is True
+
+
+def test_a_name_with_one_implementation_and_its_declaration_names_the_implementation(tree):
+    """commander 12: `impact Command.option` was ambiguous between lib/command.js and
+    typings/index.d.ts, which only declares it; the code is what changes. Two real
+    definitions stay ambiguous."""
+    g = build("r", tree("decl", {
+        "lib/command.js": "class Command {\n  option(f) { return f; }\n}\nexports.Command = Command;\n",
+        "typings/index.d.ts": "export class Command {\n  option(f: string): this;\n}\n",
+        "lib/other.js": "class Help {\n  format() { return 1; }\n}\n",
+        "lib/more.js": "class Help {\n  format() { return 2; }\n}\n",
+    }))
+    assert [n[2:] for n in g.resolve_target("Command.option")] == [("lib/command.js", "Command.option")]
+    with pytest.raises(KeyError, match="'Help.format' names 2 symbols"):
+        g.resolve_target("Help.format")
