@@ -80,8 +80,8 @@ def test_impact_across_repos(tmp_path, daemon):
     assert re.search(r"app/main\.py:5 report calls\b", out.stdout), out.stdout
     assert re.search(r"app/main\.py:1 \(module\) (imports|references)\b", out.stdout), out.stdout
 
-    # a name two symbols carry is ambiguous, not unknown (commander: `impact
-    # Command.option` said "unknown target" for lib/command.js and typings/index.d.ts)
+    # a name two symbols carry is ambiguous, not unknown (commander's `impact Command.option`
+    # said "unknown target"; lib/command.js and typings/index.d.ts, where the code now wins)
     app.write("app/legacy.py", "def report(r):\n    return r\n")
     d.call("status", sync=True, timeout=30)
     out = wait_until(lambda: (o := subprocess.run(
