@@ -699,11 +699,43 @@ def _js_member_targets(index, f, name, receiver, where, scope: Scope, local,
                 if d.qualname == (f"{sym}.{name}" if sym else name)]
         if hits:
             return "resolved", hits
+    if root == receiver:    # `const p = new Command(); p.option()`: Command's option
+        hits = [(repo, path, d.qualname) for repo, path, cls in
+                _js_built_class(index, f, root, where, scope, local)
+                for d in _code_defs(index, repo, path, name) if d.qualname == f"{cls}.{name}"]
+        if hits:
+            return "inferred", hits
     hits = _resolved_targets(index, f, name, scope.imported, scope.files, local)
     # an imported module's own function called as a member is a call through its
     # namespace (`utils.fn()`, `require('./u').fn()`): no other object holds it
     top = [h for h in hits if "." not in h[2] and h[:2] != (f.repo, f.path)]
     return ("resolved", top) if top else ("name_match", hits)
+
+
+def _js_built_class(index, f, var: str, where, scope: Scope, local) -> list[tuple]:
+    """(repo, path, class qualname) that ``var`` holds where every ``new`` it was bound to
+    in its innermost binding scope names one class; [] if unknown or several."""
+    key = ("js new", f.repo, f.path)
+    built = index.memo.get(key)
+    if built is None:
+        built = index.memo[key] = defaultdict(set)
+        for r in f.refs_of("bind_new"):
+            built[(r.scope, r.name)].add((r.module or "").rpartition(".")[2])
+    for p in (*enclosing(where), None):
+        classes = built.get((p, var))
+        if classes is None:
+            continue
+        if len(classes) != 1:
+            return []
+        cls = next(iter(classes))
+        if cls in scope.imported:
+            return [(repo, path, sym) for repo, path, sym in scope.imported[cls] if sym]
+        if cls in local:
+            return [(f.repo, f.path, q) for q in local[cls] if q == cls]
+        return [(repo, path, cls) for repo, path in sorted(scope.files)
+                if any(d.qualname == cls and d.kind == "class"
+                       for d in _code_defs(index, repo, path, cls))]
+    return []
 
 
 def _note_own_method(index, f, name, line, scope_sym, res, noted: set[tuple]) -> None:

@@ -145,3 +145,39 @@ def test_a_js_method_call_is_resolved_only_through_what_the_receiver_is(tree):
     built = {(e.dst_path, e.dst_symbol): e.how for e in g.edges(["calls"])
              if e.src_symbol == "Command.createArgument"}
     assert built.get(("lib/argument.js", "Argument")) == "resolved", built
+
+
+def test_a_js_variable_built_with_new_holds_that_class(tree):
+    """What a JavaScript test does (`const program = new Command(); program.option(...)`): the
+    variable holds the class it was built from, so the call is that class's method, inferred
+    (as Python's `p = Popen(...)`), not a name match. Built twice from two classes, or from
+    something else: no inference."""
+    repo = tree("jsnew", {
+        "lib/command.js": "class Command {\n  option(f) { return f; }\n}\nexports.Command = Command;\n",
+        "lib/help.js": "class Help {\n  option(f) { return f; }\n}\nexports.Help = Help;\n",
+        "test/command.test.js": (
+            "const commander = require('../lib/command.js');\n"
+            "const { Help } = require('../lib/help.js');\n"
+            "function testOption() {\n"
+            "  const program = new commander.Command();\n"
+            "  program.option('-p');\n"
+            "  const other = new Help();\n"
+            "  other.option('-q');\n"
+            "}\n"
+            "function testEither(flag) {\n"
+            "  let either = new Help();\n"
+            "  if (flag) { either = new commander.Command(); }\n"
+            "  either.option('-r');\n"
+            "}\n"),
+    })
+    g = build("r", repo)
+
+    def calls_of(sym):
+        return {(e.dst_path, e.dst_symbol): e.how for e in g.edges(["calls"])
+                if e.src_path == "test/command.test.js" and e.src_symbol == sym}
+
+    first = calls_of("testOption")
+    assert first.get(("lib/command.js", "Command.option")) == "inferred", first
+    assert first.get(("lib/help.js", "Help.option")) == "inferred", first
+    either = calls_of("testEither")
+    assert "inferred" not in {h for (p, s), h in either.items() if s.endswith(".option")}, either

@@ -51,3 +51,12 @@
     function: (identifier) @_require
     arguments: (arguments . (string (string_fragment) @module)))
   (#eq? @_require "require")) @reference.import
+
+; `const program = new Command()`, `p = new ns.Command()`: @module = the class as written; the
+; variable then holds that class (graph/edges.py, _js_member_targets)
+(variable_declarator
+  name: (identifier) @name
+  value: (new_expression constructor: (_) @module)) @reference.bind_new
+(assignment_expression
+  left: (identifier) @name
+  right: (new_expression constructor: (_) @module)) @reference.bind_new
