@@ -124,6 +124,10 @@ def _quantifier(query, pattern: int, capture: int) -> str | None:
         return None
 
 
+# reference patterns several grammars share, written once
+SHARED_REFS = {"javascript": "ecmascript.refs.scm", "typescript": "ecmascript.refs.scm"}
+
+
 def query_source(language: str) -> str:
     """``<lang>.scm`` (symbols) plus ``<lang>.refs.scm`` (references) if present."""
     files = resources.files(__package__) / "queries"
@@ -132,6 +136,8 @@ def query_source(language: str) -> str:
     refs = files / f"{base}.refs.scm"
     if refs.is_file():
         parts.append(refs.read_text(encoding="utf-8"))
+    if base in SHARED_REFS:
+        parts.append((files / SHARED_REFS[base]).read_text(encoding="utf-8"))
     return "\n".join(parts)
 
 

@@ -219,11 +219,16 @@ def _query_files():
 def test_query_compiles(name):
     import tree_sitter
 
-    language = name[:-len(".scm")].removesuffix(".refs")
-    source = query_source(language)   # <lang>.scm with its .refs.scm, as the parser loads it
-    tree_sitter.Query(grammar(language), source)
-    if language == "typescript":  # tsx falls back to typescript.scm
-        tree_sitter.Query(grammar("tsx"), source)
+    from indexd.parse.code import SHARED_REFS
+
+    # a shared file compiles as part of every language that appends it
+    languages = [lang for lang, shared in SHARED_REFS.items() if shared == name] or \
+        [name[:-len(".scm")].removesuffix(".refs")]
+    for language in languages:
+        source = query_source(language)   # <lang>.scm, .refs.scm and shared, as parsed
+        tree_sitter.Query(grammar(language), source)
+        if language == "typescript":  # tsx falls back to typescript.scm
+            tree_sitter.Query(grammar("tsx"), source)
 
 
 @pytest.mark.parametrize("language,qualname,doc", [
