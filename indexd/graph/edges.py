@@ -722,12 +722,12 @@ def _js_built_class(index, f, var: str, where, scope: Scope, local) -> list[tupl
         for r in f.refs_of("bind_new"):
             built[(r.scope, r.name)].add((r.module or "").rpartition(".")[2])
     for p in (*enclosing(where), None):
-        classes = built.get((p, var))
-        if classes is None:
+        names = built.get((p, var))
+        if names is None:
             continue
-        if len(classes) != 1:
+        if len(names) != 1:
             return []
-        cls = next(iter(classes))
+        cls = next(iter(names))
         if cls in scope.imported:
             return [(repo, path, sym) for repo, path, sym in scope.imported[cls] if sym]
         if cls in local:
