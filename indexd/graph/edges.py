@@ -117,6 +117,7 @@ def file_edges(index: RealmIndex, f: FileFacts) -> FileResult:
             res.wants |= {("fills", attr) for attr in iterated_attributes(f)}
             fixture_edges(index, f, res)
             passed_edges(index, f, scope, res)
+            constant_read_edges(index, f, scope, res, _edge)
             dunder_edges(index, f, scope, res)
             dispatch_edges(index, f, scope, res)
         if is_test_path(f.path):
@@ -924,4 +925,5 @@ from .dispatch import dispatch_edges  # noqa: E402
 from .dunder import dunder_edges  # noqa: E402
 from .fixtures import fixture_edges  # noqa: E402
 from .passed import passed_edges  # noqa: E402
+from .reads import constant_read_edges  # noqa: E402
 from .types import _bindings, bound_in_function, instance_members  # noqa: E402

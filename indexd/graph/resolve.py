@@ -267,6 +267,15 @@ def _find_definer(index, repo, file, name, depth: int):
             t = _py_from(index, f, r.module, name, r.line, None, depth - 1)
             if t.path is not None and t.symbol:
                 return (t.def_at or (t.repo, t.path)), t.symbol
+    for alias in f.refs_of("import_alias"):
+        # `from .filters import FILTERS as DEFAULT_FILTERS` (jinja2's defaults.py)
+        if alias.name != name:
+            continue
+        for r in f.refs_of("import"):
+            if r.line == alias.line and r.module is not None and r.name == alias.module:
+                t = _py_from(index, f, r.module, r.name, r.line, None, depth - 1)
+                if t.path is not None and t.symbol:
+                    return (t.def_at or (t.repo, t.path)), t.symbol
     if name.startswith("_"):       # `import *` leaves private names out (without __all__)
         return None
     for r in f.refs_of("import"):

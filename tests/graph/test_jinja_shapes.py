@@ -16,7 +16,7 @@ been tuned on) where a trusted chain from a test to what it breaks was cut:
 from __future__ import annotations
 
 import pytest
-from graph_helpers import build, hows_to, write_tree
+from graph_helpers import build, hows_to, trusted_tests, write_tree
 
 LONG = ", ".join(f'"name{i}": "a value long enough to make the call long"' for i in range(6))
 FILES = {
@@ -196,3 +196,63 @@ def test_a_stored_name_is_no_name_match_even_beside_a_call_of_the_same_name(tmp_
         "pkg/sock.py": "class Sock:\n    def kind(self):\n        return 1\n",
         "pkg/copying.py": "for t in (kind(None), int,\n          kind):\n    pass\n"}))
     assert {e.kind for e in graph.edges() if e.dst_symbol == "Sock.kind"} <= {"calls"}
+
+
+# jinja2's filters: `FILTERS = {"sort": do_sort, ...}` in filters.py, re-exported by
+# defaults.py as DEFAULT_FILTERS, copied by `Environment.__init__` and called by name in
+# `call_filter`. Mutating `make_attrgetter` (called by do_sort) failed test_filters.py,
+# while `tests affected` said safe with only test_regression.py: no edge said that the
+# environment reads the registry that stores do_sort.
+READS = {
+    "pkg/__init__.py": "",
+    "pkg/filters.py": (
+        "def make_attrgetter(attribute):\n    return lambda x: getattr(x, attribute)\n\n\n"
+        "def do_sort(value, attribute=None):\n"
+        "    return sorted(value, key=make_attrgetter(attribute))\n\n\n"
+        "FILTERS = {\"sort\": do_sort}\n"),
+    "pkg/defaults.py": "from .filters import FILTERS as DEFAULT_FILTERS  # noqa: F401\n",
+    "pkg/env.py": (
+        "from .defaults import DEFAULT_FILTERS\n\n\n"
+        "class Environment:\n"
+        "    def __init__(self):\n        self.filters = DEFAULT_FILTERS.copy()\n\n"
+        "    def call_filter(self, name, value):\n"
+        "        func = self.filters.get(name)\n        return func(value)\n"),
+    "pkg/runtime.py": (
+        "from pkg.filters import FILTERS\n\nTABLE = {'a': 1}\n\n\n"
+        "def lookup(name):\n    func = FILTERS[name]\n    return func\n\n\n"
+        "def own(name):\n    return TABLE.get(name)\n\n\n"
+        "def shadowed(FILTERS):\n    return FILTERS.get('sort')\n"),
+    "tests/test_filters.py": (
+        "from pkg.env import Environment\n\n\n"
+        "def test_sort():\n    assert Environment().call_filter('sort', [2, 1]) == [1, 2]\n"),
+    "tests/test_regression.py": (
+        "from pkg.filters import make_attrgetter\n\n\n"
+        "def test_getter():\n    assert make_attrgetter('real')(1) == 1\n"),
+}
+
+
+@pytest.fixture(scope="module")
+def reads(tmp_path_factory):
+    return build("r", write_tree(tmp_path_factory.mktemp("reads"), READS))
+
+
+def _reads_into(graph, path, symbol) -> set[tuple]:
+    return {(e.src_path, e.src_symbol, e.kind, e.how) for e in graph.edges()
+            if e.dst_path == path and e.dst_symbol == symbol}
+
+
+def test_a_function_reading_a_module_constant_references_it(reads):
+    into = _reads_into(reads, "pkg/filters.py", "FILTERS")
+    assert ("pkg/env.py", "Environment.__init__", "references", "resolved") in into
+    assert ("pkg/runtime.py", "lookup", "references", "resolved") in into
+    assert ("pkg/runtime.py", "own", "references", "resolved") not in into
+    assert ("pkg/runtime.py", "own", "references", "resolved") in _reads_into(
+        reads, "pkg/runtime.py", "TABLE")
+    # a parameter of the same name is not the module's constant
+    assert not {s for _p, s, *_ in into if s == "shadowed"}
+
+
+def test_the_tests_reaching_a_registry_reader_are_selected_for_what_it_stores(reads):
+    got = trusted_tests(reads, "pkg/filters.py::make_attrgetter")
+    assert ("tests/test_filters.py", "test_sort") in got
+    assert ("tests/test_regression.py", "test_getter") in got
