@@ -31,7 +31,7 @@ from pathlib import Path
 
 from .errors import ConfigError, InvalidParams, RealmError
 from .coverage_lines import line_map
-from .graph.coverage import CoverageIndex, import_key
+from .graph.coverage import SEEN_LINES, SUPPORT_LINES, CoverageIndex, import_key
 from .lcov_ingest import LcovRead, read_tracefile
 from .lcov_reader import is_tracefile
 from .model import file_key
@@ -179,6 +179,7 @@ class Plan:
     contexts: int
     import_rows: list[dict] = field(default_factory=list)   # functions seen run at import
     import_files: list[str] = field(default_factory=list)   # their files' import keys
+    seen_rows: list[dict] = field(default_factory=list)     # constants' and classes' hashes
 
     @property
     def replace_keys(self) -> list[str]:
@@ -212,10 +213,12 @@ def plan(store, settings, lines: dict[str, dict[int, list[str]]], data_file: str
     maps = {loc: line_map(entries[file_key(*loc)]) for loc in located}
     rows = _edges(located, maps, tests, data_file)
     imported, import_files = _import_time(located, maps, set(ids))
+    seen = _seen_rows(located, entries, _support(store, tests, located))
+    import_files = sorted(set(import_files) | {r["src_file_key"] for r in seen})
     test_files = sorted({r["file_key"] for by_realm in tests.values() for r in by_realm.values()})
     n_tests = len({(r["file_key"], r["qualname"]) for t in tests.values() for r in t.values()})
     return Plan(rows, test_files, len(located), n_tests, skipped, bad, len(contexts),
-                imported, import_files)
+                imported, import_files, seen)
 
 
 def _edges(located, maps, tests, data_file: str) -> list[dict]:
@@ -272,6 +275,43 @@ def _import_time(located, maps, test_ids: set[str]) -> tuple[list[dict], list[st
         sorted(files)
 
 
+def _support(store, tests: dict, located) -> dict[tuple, list[dict]]:
+    """The entries of the recorded tests' folders and of every ``conftest.py`` of their
+    repos, by (realm, repo, path): fixtures and helpers a run uses but a ``source``-limited
+    measurement leaves out (graph/coverage.py's ``unchanged`` needs their text then)."""
+    where: set[tuple] = set()
+    for by_realm in tests.values():
+        for realm, row in by_realm.items():
+            folder = row["path"].rpartition("/")[0]
+            where.add((realm, row["repo"], folder))
+    out: dict[tuple, list[dict]] = {}
+    for realm, repo, folder in sorted(where):
+        # LIKE's `_` matches any character: a wider set of rows, never a missing one
+        under = f"path LIKE {_sql(folder + '/%')}" if folder else "path IS NOT NULL"
+        query = (f"realm = {_sql(realm)} AND repo = {_sql(repo)} AND "
+                 f"({under} OR path LIKE '%conftest.py')")
+        for row in store.entries_where(query, ["kind", "qualname", "content_hash", "path"]):
+            if (realm, repo, row["path"]) not in located:
+                out.setdefault((realm, repo, row["path"]), []).append(row)
+    return out
+
+
+def _seen_rows(located, entries, support: dict[tuple, list[dict]]) -> list[dict]:
+    """The hash every symbol of a measured file, and of the tests' folders and conftest.py
+    files, had at the ingest, one row each (``lines`` 0, no test): what lets
+    graph/coverage.py tell that a test's chain to a change is the code that ran then."""
+    now = time.time()
+    files = [(loc, entries[file_key(*loc)], SEEN_LINES) for loc in sorted(located)]
+    files += [(loc, rows, SUPPORT_LINES) for loc, rows in sorted(support.items())]
+    return [{"src_file_key": import_key(file_key(realm, repo, rel)), "realm": realm,
+             "src_repo": repo, "src_path": rel, "src_symbol": None, "src_hash": "",
+             "dst_repo": repo, "dst_path": rel,
+             "dst_symbol": None if row["kind"] == "file" else row["qualname"],
+             "dst_hash": row["content_hash"], "lines": marker, "context": "",
+             "how": "coverage", "ingested_at": now}
+            for (realm, repo, rel), rows, marker in files for row in rows]
+
+
 # -- the unit of work --------------------------------------------------------------
 
 def _read(store, settings, data_file: str, cwd: str | None) -> tuple[dict, LcovRead | None]:
@@ -296,7 +336,7 @@ def ingest(store, settings, data_file: str, cwd: str | None = None) -> dict:
             lcov.restore(p.rows)
             p.skipped[:0], p.skipped_contexts[:0] = lcov.skipped, lcov.skipped_contexts
         if p.replace_keys:
-            store.replace_coverage(p.replace_keys, p.rows + p.import_rows)
+            store.replace_coverage(p.replace_keys, p.rows + p.import_rows + p.seen_rows)
         stale = CoverageIndex.load(store).counts()["stale"]
     log.info("coverage ingested file=%s files=%d tests=%d edges=%d skipped=%d", data_file,
              p.files, p.tests, len(p.rows), len(p.skipped))

@@ -19,7 +19,7 @@ from pathlib import Path
 from .descriptions import Describer
 from .errors import IndexNotReady, InvalidParams, RealmError
 from .graph.cochange import co_change_edges
-from .graph.coverage import CoverageIndex, merge_tests, observed_tests
+from .graph.coverage import CoverageIndex, merge_tests, observed_tests, rule_out
 from .graph.graph import BuildStopped, Graph
 from .graph.impact import Visit, any_truncated, bounded
 from .graph import snapshot
@@ -412,7 +412,7 @@ class Relations:
             log.exception("impact descriptions failed target=%s", result.get("target"))
             return result
 
-    def _impact_with_coverage(self, target: str, **kw) -> dict:
+    def _impact_with_coverage(self, target: str, changing: list[tuple] = (), **kw) -> dict:
         result = self._graph_impact(target, **kw)
         kinds = self._kinds(kw.get("kinds"))
         if kinds is not None and "tests" not in kinds:
@@ -428,7 +428,9 @@ class Relations:
                 lambda modules: graph.tests_importing(modules, kw.get("limit", 200)))
             if not exact:   # the import walk stopped at its budget: more may import it
                 result["tests_total_exact"] = False
-            return merge_tests(result, observed)
+            ruled = rule_out(self.coverage, result, seeds, graph._node_kind, changing,
+                             graph.starts_processes)
+            return merge_tests(result, observed, ruled)
 
     def summary(self, target: str, top: int = 5) -> dict:
         """One file's summary and its strongest relationships both ways, in words."""

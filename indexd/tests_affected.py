@@ -57,6 +57,7 @@ def tests_affected(rel, repo: str | None = None, since: str | None = None, stage
             "changed": picked["changed"], **bounded("tests", rows, limit),
             "safe": not unsafe, "unsafe": [c["label"] for c in unsafe],
             "untested": [c["label"] for c in picked["changed"] if c["tested"] == "untested"],
+            "ruled_out": sorted({t for r in results for t in r.get("tests_ruled_out", ())}),
             "fallback": fallback,
             "complete": all(r["complete"] for r in results) and not doubts,
             "incomplete_reason": "; ".join(dict.fromkeys(reasons)) or None,
@@ -117,9 +118,12 @@ def _impacts(rel, repo, since, changed, depth, pending,
              doubts) -> list[tuple[dict, dict | None]]:
     """(change, its impact) per change; None: the graph does not know it."""
     out, gone = [], []
+    # what coverage may rule out is judged against the whole change, not one symbol of it
+    changing = [(None, c["repo"], c["path"], c.get("symbol")) for c in changed]
     for ch in changed:
         try:
-            result = rel.impact(_target(ch), depth=depth, pending=pending, limit=None)
+            result = rel.impact(_target(ch), depth=depth, pending=pending, limit=None,
+                                changing=changing)
             # a mixin's tests run from the test modules deriving from it: those it reached,
             # and a changed one itself
             reached = result.get("tests", [])

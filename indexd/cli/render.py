@@ -623,6 +623,11 @@ def tests_affected(result: dict) -> None:
         print(dim(f"  ... {result['tests_total']} test files in all (raise --limit)"))
     if result.get("untested"):
         print(dim("no tests at all: " + ", ".join(result["untested"])))
+    if result.get("ruled_out"):
+        out = result["ruled_out"]
+        shown = ", ".join(out[:5]) + (f" and {len(out) - 5} more" if len(out) > 5 else "")
+        print(dim(f"ruled out by coverage ({len(out)} reached by the graph, recorded on "
+                  f"unchanged code, never ran the change): {shown}"))
     if result.get("safe"):
         print(_c("32", "safe: every changed symbol has a resolved or covered path to a test"
                        + (" or has none" if result.get("untested") else "")))

@@ -22,6 +22,10 @@ from .model import Edge, node_label
 
 log = logging.getLogger(__name__)
 
+# Rows an ingest writes for every symbol of each measured file and of the tests' folders,
+# with its hash then and no test (``lines`` 0): not runs, only what the code was then.
+SEEN_LINES = 0
+SUPPORT_LINES = -1     # the same for a file the run did not measure (a tests' folder's)
 FRESH_CONFIDENCE = 1.0
 # A stale edge is still evidence (the test ran this code before the edit) but
 # weaker than a fresh one, and about as strong as a resolved static test edge
@@ -53,16 +57,18 @@ def _sql_in(column: str, values) -> str:
 
 
 def current_hashes(store, files) -> dict[tuple, dict[str | None, str]]:
-    """(realm, repo, path) -> symbol (None: the file) -> content hash, from the store."""
+    """(realm, repo, path) -> symbol (None: the file) -> its content hashes, from the store:
+    several where one name is defined more than once (``@overload`` stubs above the real
+    ``def``, a function defined in both arms of an ``if``), any of which a line may count for."""
     keys = {_file_key(*f): f for f in files}
-    out: dict[tuple, dict[str | None, str]] = {f: {} for f in keys.values()}
+    out: dict[tuple, dict[str | None, set[str]]] = {f: {} for f in keys.values()}
     ordered = sorted(keys)
     for start in range(0, len(ordered), 300):
         rows = store.entries_where(_sql_in("file_key", ordered[start:start + 300]),
                                    ["file_key", "kind", "qualname", "content_hash"])
         for r in rows:
             symbol = None if r["kind"] == "file" else r["qualname"]
-            out[keys[r["file_key"]]].setdefault(symbol, r["content_hash"])
+            out[keys[r["file_key"]]].setdefault(symbol, set()).add(r["content_hash"])
     return out
 
 
@@ -74,13 +80,31 @@ def import_key(file_key: str) -> str:
 
 class CoverageIndex:
     def __init__(self, edges: list[CovEdge] = ()):
+        self.measured: set[tuple] = set()    # files an ingest saw (realm, repo, path)
+        self.support: set[tuple] = set()     # files only their symbols' hashes are of
         self.by_dst: dict[tuple, list[CovEdge]] = {}
         # a row with no source symbol: the function ran while its module was imported
         self.imports: dict[tuple, list[CovEdge]] = {}
+        # (realm, repo, path, symbol) -> hashes it had at an ingest: covered symbols and
+        # every symbol of the measured files and the tests' folders (SEEN_LINES rows)
+        self.was: dict[tuple, set[str]] = {}
+        self.recorded: dict[tuple, str] = {}     # each test that ran -> its hash then
         for e in edges:
+            self.was.setdefault((e.realm, e.dst_repo, e.dst_path, e.dst_symbol),
+                                set()).add(e.dst_hash)
+            if e.src_symbol is None and e.lines in (SEEN_LINES, SUPPORT_LINES):
+                if e.lines == SEEN_LINES:
+                    self.measured.add((e.realm, e.dst_repo, e.dst_path))
+                else:
+                    self.support.add((e.realm, e.dst_repo, e.dst_path))
+                continue
             into = self.by_dst if e.src_symbol is not None else self.imports
             into.setdefault((e.realm, e.dst_repo, e.dst_path), []).append(e)
-        self.hashes: dict[tuple, dict[str | None, str]] = {}
+            if e.src_symbol is not None:
+                self.recorded[(e.realm, e.src_repo, e.src_path, e.src_symbol)] = e.src_hash
+                self.measured.add((e.realm, e.dst_repo, e.dst_path))
+        self.hashes: dict[tuple, dict[str | None, set[str]]] = {}
+        self._changed: set[tuple] | None = None
 
     @classmethod
     def load(cls, store) -> CoverageIndex:
@@ -93,7 +117,7 @@ class CoverageIndex:
         return index
 
     def files(self) -> set[tuple]:
-        out = set(self.by_dst) | set(self.imports)
+        out = set(self.by_dst) | set(self.imports) | self.measured | self.support
         out |= {(e.realm, e.src_repo, e.src_path) for es in self.by_dst.values() for e in es}
         return out
 
@@ -102,13 +126,34 @@ class CoverageIndex:
         involved = self.files() & {tuple(k) for k in keys}
         if involved:
             self.hashes.update(current_hashes(store, involved))
+            self._changed = None
+
+    def changed(self) -> set[tuple]:
+        """Every node an ingest recorded whose text is not what it was then (or gone)."""
+        if getattr(self, "_changed", None) is None:
+            self._changed = {n for n in (*self.was, *self.recorded) if not self.unchanged(n)}
+        return self._changed
+
+    def label_nodes(self, realm: str) -> dict[str, tuple]:
+        """node_label -> node, for the nodes an ingest recorded in ``realm``."""
+        return {node_label(n[1], n[2], n[3]): n for n in (*self.was, *self.recorded)
+                if n[0] == realm}
 
     def is_stale(self, e: CovEdge) -> bool:
         dst = self.hashes.get((e.realm, e.dst_repo, e.dst_path), {})
         if e.src_symbol is None:    # an import-time run: only the function's own text counts
-            return dst.get(e.dst_symbol) != e.dst_hash
+            return e.dst_hash not in dst.get(e.dst_symbol, ())
         src = self.hashes.get((e.realm, e.src_repo, e.src_path), {})
-        return src.get(e.src_symbol) != e.src_hash or dst.get(e.dst_symbol) != e.dst_hash
+        return (e.src_hash not in src.get(e.src_symbol, ())
+                or e.dst_hash not in dst.get(e.dst_symbol, ()))
+
+    def unchanged(self, node: tuple) -> bool:
+        """Is this symbol's text what an ingest recorded (covered, a test that ran, or any
+        symbol of a measured file or a tests' folder)? Unknown is not unchanged."""
+        realm, repo, path, symbol = node
+        now = self.hashes.get((realm, repo, path), {}).get(symbol, ())
+        return bool(now) and (bool(now & self.was.get(node, set()))
+                              or self.recorded.get(node) in now)
 
     def edges_into(self, node: tuple) -> list[CovEdge]:
         """Edges landing on a node (realm, repo, path, symbol | None) or inside it."""
@@ -197,7 +242,84 @@ def observed_tests(index: CoverageIndex, seeds: list[tuple], kind_of, tests_impo
     return covered + [t for t in imported if (t["repo"], t["path"]) not in listed], exact
 
 
-def merge_tests(result: dict, covered: list[dict]) -> dict:
+def rule_out(index: CoverageIndex, result: dict, seeds: list[tuple], kind_of,
+             changing: list[tuple] = (), spawns=lambda realm, repo, path: False) -> list[str]:
+    """Drop from ``result["tests"]`` the static tests coverage shows never ran the change;
+    their labels. A test goes only when all of this holds: the change is a function or
+    method of a file the ingest measured; the test ran in that ingest and did not run it
+    (a fixture or a test module's own code: the change never ran outside a test either),
+    and its file starts no other Python (``spawns``: a subprocess runs code coverage did not
+    see: click's test_imports.py runs ``click.echo`` in a child interpreter);
+    every symbol on the test's chain to it is what the ingest recorded; and nothing the
+    ingest recorded has changed since, but the change itself (``seeds`` and ``changing``,
+    the other symbols of the same diff, with what holds them). Then the run that recorded
+    the test is the same code as now on every path that could reach the change, and it
+    did not: jinja2's tests each build an Environment, which reads the registry holding
+    every filter, yet a broken filter fails only the tests that use it."""
+    if not seeds or not index.recorded:
+        return []
+    if any(kind_of(s) not in ("function", "method") or s[:3] not in index.measured
+           for s in seeds):
+        return []
+    allowed = [*seeds, *changing]
+    if not all(_holds_a_change(n, allowed) for n in index.changed()):
+        return []
+    ran = {(e.realm, e.src_repo, e.src_path, e.src_symbol)
+           for s in seeds for e in index.edges_into(s)}
+    # Code that ran outside every test (at import, in a fixture's setup or teardown, at
+    # garbage collection) may run during any test, or leave state that breaks a later one:
+    # humanize's i18n.deactivate, run by a fixture's teardown, failed test_number.py when
+    # broken, which never ran it. No test is ruled out for such a change.
+    if any(index.runs_at_import(s) for s in seeds):
+        return []
+    ends = {node_label(s[1], s[2], s[3]) for s in seeds}
+    labels: dict[str, dict[str, tuple]] = {}
+    kept, out = [], []
+    for t in result.get("tests", []):
+        node = (t["realm"], t["repo"], t["path"], t.get("symbol"))
+        if (t.get("via") and node not in ran and not spawns(t["realm"], t["repo"], t["path"])
+                and (node in index.recorded or not _a_test(t.get("symbol")))
+                and index.unchanged(node)
+                and _chain_unchanged(index, t, ends, labels)):
+            out.append(node_label(t["repo"], t["path"], t.get("symbol")))
+        else:
+            kept.append(t)
+    result["tests"] = kept
+    if "tests_total" in result:
+        result["tests_total"] -= len(out)
+    return out
+
+
+def _a_test(symbol: str | None) -> bool:
+    """A test function or method by pytest's names: one the ingest did not record was not
+    run (deselected, a partial run), so its absence says nothing."""
+    return bool(symbol) and symbol.rpartition(".")[2].startswith("test")
+
+
+def _holds_a_change(node: tuple, allowed: list[tuple]) -> bool:
+    """Is ``node`` one of the changes, or the file or class holding one?"""
+    realm, repo, path, symbol = node
+    return any(a[1:3] == (repo, path) and a[0] in (realm, None) and (
+        symbol is None or a[3] == symbol or (a[3] or "").startswith(symbol + "."))
+        for a in allowed)
+
+
+def _chain_unchanged(index: CoverageIndex, test: dict, ends: set[str], labels: dict) -> bool:
+    if test["realm"] not in labels:
+        labels[test["realm"]] = index.label_nodes(test["realm"])
+    known = labels[test["realm"]]
+    me = node_label(test["repo"], test["path"], test.get("symbol"))
+    for hop in test["via"]:
+        for label in (hop.get("from"), hop.get("to")):
+            if label in ends or label == me:
+                continue
+            node = known.get(label)
+            if node is None or not index.unchanged(node):
+                return False
+    return True
+
+
+def merge_tests(result: dict, covered: list[dict], ruled_out: list[str] = ()) -> dict:
     """Covering tests first in ``tests``, then static ones they do not repeat.
 
     Says where the tests came from (``tests_from``: coverage, static or none)
@@ -219,5 +341,7 @@ def merge_tests(result: dict, covered: list[dict]) -> dict:
             result["truncated"] = bool(result["truncated"] or result["tests_truncated"])
     result["tests_from"] = "coverage" if covered else "static" if static else "none"
     result["tests_counts"] = {"coverage": len(covered),
-                              "stale": sum(t["stale"] for t in covered), "static": len(static)}
+                              "stale": sum(t["stale"] for t in covered), "static": len(static),
+                              "ruled_out": len(ruled_out)}
+    result["tests_ruled_out"] = list(ruled_out)
     return result

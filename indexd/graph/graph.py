@@ -40,6 +40,8 @@ from .properties import named_quals, property_quals
 from .resolve import RealmIndex
 from .targets import looks_like_symbol, symbol_nodes
 
+# Modules that start other processes: code they run is no coverage of this process's.
+PROCESS_MODULES = frozenset(("subprocess", "multiprocessing", "concurrent", "pexpect", "sh"))
 STOP_EVERY = 50   # files computed between two looks at Graph.build's stop
 # Graph.build's pause comes before every file (every fifth let a save share the GIL
 # for ~50 ms) and inside a file every INSIDE_EVERY distinct look-ups (~1 ms of work).
@@ -431,6 +433,15 @@ class Graph:
             yield from res.edges_from(symbol)
         if symbol is None:
             yield from self.cochange.get((realm, repo, path), [])
+
+    def starts_processes(self, realm: str, repo: str, path: str) -> bool:
+        """Does the file import a module that starts other processes (whose code no
+        coverage of this one sees)? Unknown files: yes."""
+        f = self.facts.get((realm, repo, path))
+        if f is None:
+            return True
+        return any((r.module or r.name or "").split(".")[0] in PROCESS_MODULES
+                   for r in f.refs_of("import", "import_from"))
 
     def _node_kind(self, node) -> str:
         realm, repo, path, symbol = node

@@ -90,7 +90,8 @@ def test_impact_lists_covering_tests_stale_after_edit_fresh_after_reingest(git_r
     fresh = d.call("impact", target=target)
     assert [t["stale"] for t in coverage_tests(fresh)] == [False] * 3
     assert fresh["tests_counts"] == {"coverage": 3, "stale": 0,
-                                     "static": fresh["tests_counts"]["static"]}
+                                     "static": fresh["tests_counts"]["static"],
+                                     "ruled_out": fresh["tests_counts"]["ruled_out"]}
 
 
 def test_bad_data_files_are_refused_and_lose_nothing(git_repo, daemon, tmp_path):
@@ -152,3 +153,27 @@ def test_pytest_nodeid_contexts_offline(git_repo, tmp_path):
             if t["symbol"] == "TestK.test_m"] == ["tests/test_a.py::TestK::test_m|run"]
     human = run_cli("tests", "ingest", data, check=True).stdout
     assert "coverage edges from 3 tests" in human
+
+
+OVERLOADED = ("import typing as t\n\n\n@t.overload\ndef conv(x: int) -> int: ...\n\n\n"
+              "@t.overload\ndef conv(x: str) -> str: ...\n\n\n"
+              "def conv(x):\n    return x\n")
+
+
+def test_an_overloaded_function_is_fresh_right_after_the_ingest_offline(git_repo, tmp_path):
+    """jinja2's `do_map` and `Environment.compile` carry `@overload` stubs above the real
+    definition: the ingest stamped the real one's hash, the check read the first stub's,
+    so 889 of jinja2's edges were stale the moment they were stored."""
+    git_repo.write("pkg/__init__.py", "")
+    git_repo.write("pkg/conv.py", OVERLOADED)
+    git_repo.write("tests/test_conv.py", "from pkg.conv import conv\n\n\n"
+                                         "def test_conv():\n    assert conv(1) == 1\n")
+    git_repo.commit()
+    settings_with_realm("work", git_repo.path)
+    run_cli("index", "--json", tool="indexd", check=True)
+    report = json.loads(run_cli("tests", "ingest", str(record(git_repo.path, tmp_path, "o")),
+                                "--json", check=True).stdout)
+    assert report["edges"] >= 1 and report["stale"] == 0, report
+    answer = json.loads(run_cli("impact", "pkg/conv.py::conv", "--json", check=True).stdout)
+    covered = coverage_tests(answer)
+    assert [(t["symbol"], t["stale"]) for t in covered] == [("test_conv", False)], covered

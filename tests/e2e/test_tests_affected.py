@@ -580,3 +580,49 @@ def test_a_plain_folder_says_it_has_no_git_diff_offline_and_daemon(tmp_path, dae
     out = subprocess.run([str(BIN / "indexctl"), "tests", "affected", "tool.py::tool"], cwd=folder,
                          capture_output=True, text=True, timeout=120, env=d.env)
     assert "internal error" not in out.stderr, out.stderr
+
+
+OPS_FILES = {
+    "pkg/__init__.py": "",
+    "pkg/ops.py": ("def helper(x):\n    return x * 2\n\n\ndef double(x):\n    return helper(x)\n\n\n"
+                   "def negate(x):\n    return -x\n\n\nOPS = {'double': double, 'negate': negate}\n"),
+    "pkg/engine.py": ("from pkg.ops import OPS\n\n\nclass Engine:\n    def __init__(self):\n"
+                      "        self.ops = OPS.copy()\n\n    def run(self, name, x):\n"
+                      "        return self.ops[name](x)\n"),
+    "tests/test_double.py": ("from pkg.engine import Engine\n\n\ndef test_double():\n"
+                             "    assert Engine().run('double', 2) == 4\n"),
+    "tests/test_negate.py": ("from pkg.engine import Engine\n\n\ndef test_negate():\n"
+                             "    assert Engine().run('negate', 2) == -2\n"),
+}
+
+
+def test_coverage_rules_out_a_static_chain_its_recorded_test_never_ran_offline(git_repo,
+                                                                              tmp_path):
+    """jinja2: every test building an Environment statically reaches every filter (the
+    registry is read there); coverage recorded which tests ran the changed filter, on code
+    that has not changed on the way, so `tests affected` with coverage selects those only
+    and says which static chains it ruled out."""
+    from e2e.test_coverage_ingest import record
+
+    for path, text in OPS_FILES.items():
+        git_repo.write(path, text)
+    git_repo.commit("v1")
+    settings_with_realm("work", git_repo.path)
+    run_cli("index", "--json", tool="indexd", check=True)
+    static = json.loads(affected_cli(git_repo.path, "--json", "pkg/ops.py::helper").stdout)
+    assert sorted(paths(static)) == ["tests/test_double.py", "tests/test_negate.py"], static
+    run_cli("tests", "ingest", record(git_repo.path, tmp_path, "all"), "--json", check=True)
+    git_repo.write("pkg/ops.py", OPS_FILES["pkg/ops.py"].replace("x * 2", "x * 3"))
+    run_cli("index", "--json", tool="indexd", check=True)
+    answer = json.loads(affected_cli(git_repo.path, "--json").stdout)
+    assert paths(answer) == ["tests/test_double.py"], answer
+    assert answer["safe"] is True, answer["unsafe"]
+    assert "repo/tests/test_negate.py::test_negate" in answer["ruled_out"], answer
+    human = affected_cli(git_repo.path).stdout
+    assert "ruled out by coverage" in human and "test_negate" in human, human
+    # a path that changed since the recording is not vouched for: back to the static chain
+    git_repo.write("pkg/engine.py", OPS_FILES["pkg/engine.py"].replace(
+        "self.ops = OPS.copy()\n", "self.ops = OPS.copy()\n        self.calls = 0\n"))
+    run_cli("index", "--json", tool="indexd", check=True)
+    answer = json.loads(affected_cli(git_repo.path, "--json", "pkg/ops.py::helper").stdout)
+    assert sorted(paths(answer)) == ["tests/test_double.py", "tests/test_negate.py"], answer

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from indexd.coverage_ingest import NamedTest, parse_context
 from indexd.graph.coverage import (IMPORT_WHY, CovEdge, CoverageIndex, covering_tests,
-                                   merge_tests, observed_tests)
+                                   merge_tests, observed_tests, rule_out)
 from indexd.graph.impact import Visit
 from indexd.graph.model import Edge
 
@@ -19,8 +19,8 @@ def edge(test: str, dst: str | None, src_hash="t1", dst_hash="d1") -> CovEdge:
 
 def index(*edges: CovEdge) -> CoverageIndex:
     idx = CoverageIndex(list(edges))
-    idx.hashes = {("work", R, "tests/test_a.py"): {"test_x": "t1", "test_y": "t1"},
-                  ("work", R, "pkg/a.py"): {"bump": "d1", "K": "dk", "K.m": "d1"}}
+    idx.hashes = {("work", R, "tests/test_a.py"): {"test_x": {"t1"}, "test_y": {"t1"}},
+                  ("work", R, "pkg/a.py"): {"bump": {"d1"}, "K": {"dk"}, "K.m": {"d1"}}}
     return idx
 
 
@@ -36,7 +36,7 @@ def test_covering_tests_come_first_and_say_so():
     assert [(t["symbol"], t["how"]) for t in result["tests"]] == [("test_x", "coverage"),
                                                                   (None, "resolved")]
     assert result["tests_from"] == "coverage" and result["tests_total"] == 2
-    assert result["tests_counts"] == {"coverage": 1, "stale": 0, "static": 1}
+    assert result["tests_counts"] == {"coverage": 1, "stale": 0, "static": 1, "ruled_out": 0}
 
 
 def test_static_tests_remain_for_an_uncovered_symbol():
@@ -132,3 +132,64 @@ def test_an_import_time_run_goes_stale_with_its_function_only_and_a_cut_walk_say
     result = merge_tests({"tests": [], "tests_total": 0, "tests_total_exact": exact,
                           "limit": 200}, got)
     assert result["tests_truncated"] is True and result["tests_total"] == 2
+
+
+# rule_out: a static test coverage shows never ran the change, on code that has not changed
+BUMP = ("work", R, "pkg/a.py", "bump")
+
+
+def seen(dst: str, dst_hash: str, path="pkg/a.py", lines=0) -> CovEdge:
+    """A measured file's symbol's hash at the ingest (``lines`` 0; -1: a tests' folder's)."""
+    return CovEdge("work", R, path, None, "", R, path, dst, dst_hash, lines, "")
+
+
+def chain_test(symbol: str, via_to: str = "K.m") -> dict:
+    """A static test reaching bump through pkg/a.py::<via_to>."""
+    return {"realm": "work", "repo": R, "path": "tests/test_a.py", "symbol": symbol,
+            "kind": "function", "distance": 2, "score": 0.5, "confidence": 1.0,
+            "via": [{"kind": "calls", "from": f"app/tests/test_a.py::{symbol}",
+                     "to": f"app/pkg/a.py::{via_to}", "how": "resolved"},
+                    {"kind": "calls", "from": f"app/pkg/a.py::{via_to}",
+                     "to": "app/pkg/a.py::bump", "how": "resolved"}]}
+
+
+def ruled(idx, tests, changing=(), spawns=lambda *a: False):
+    result = {"tests": tests, "tests_total": len(tests)}
+    out = rule_out(idx, result, [BUMP], lambda n: "function", list(changing), spawns)
+    return out, [t["symbol"] for t in result["tests"]], result["tests_total"]
+
+
+def ruling_index(*extra: CovEdge) -> CoverageIndex:
+    # test_x ran bump; test_y ran K.m only; both files measured, nothing changed since
+    return index(edge("test_x", "bump"), edge("test_y", "K.m"), seen("K", "dk"), *extra)
+
+
+def test_a_recorded_test_that_never_ran_the_change_on_unchanged_code_is_ruled_out():
+    out, kept, total = ruled(ruling_index(), [chain_test("test_y"), chain_test("test_x")])
+    assert out == ["app/tests/test_a.py::test_y"] and kept == ["test_x"] and total == 1
+
+
+def test_what_coverage_cannot_vouch_for_keeps_the_static_test():
+    idx = ruling_index()
+    # a chain through a symbol the ingest never saw (new since)
+    assert ruled(idx, [chain_test("test_y", via_to="K.new")])[0] == []
+    # a test file that starts other processes (code there is no coverage of this run)
+    assert ruled(idx, [chain_test("test_y")], spawns=lambda *a: True)[0] == []
+    # a test function the ingest did not record (deselected, a partial run)
+    assert ruled(idx, [chain_test("test_z")])[0] == []
+    # the change ran outside every test (a fixture's teardown, at import): nothing goes
+    assert ruled(ruling_index(import_run("bump")), [chain_test("test_y")])[0] == []
+
+
+def test_anything_recorded_that_changed_since_keeps_every_static_test_unless_it_is_the_change():
+    idx = ruling_index()
+    idx.hashes[("work", R, "pkg/a.py")]["K.m"] = {"edited"}
+    idx._changed = None
+    assert ruled(idx, [chain_test("test_y", via_to="K")])[0] == []
+    # K.m is part of the same change (and K, holding it, changed with it)
+    idx.hashes[("work", R, "pkg/a.py")]["K"] = {"edited"}
+    idx._changed = None
+    assert ruled(idx, [chain_test("test_y", via_to="K")],
+                 changing=[(None, R, "pkg/a.py", "K.m")])[0] == []   # K on the chain changed
+    out = ruled(idx, [chain_test("test_y", via_to="bump")], changing=[(None, R, "pkg/a.py", "K.m")])
+    assert out[0] == ["app/tests/test_a.py::test_y"]
