@@ -165,6 +165,30 @@ def _resolve_tests(store, realms: set[str], ids: dict[str, NamedTest]) -> dict[s
                 break
         if found:
             out[context] = found
+    missing = {c: t for c, t in ids.items() if c not in out and t.path and "." in t.qualname}
+    if missing:
+        out |= _inherited_tests(store, realms, missing)
+    return out
+
+
+def _inherited_tests(store, realms: set[str], ids: dict[str, NamedTest]) -> dict[str, dict]:
+    """pytest names a test method a class inherits after that class
+    (``tests/test_io.py::TestBytes::test_buf``, the method in ``BaseTestMixin``): the one
+    method of that name in the same file is the function that ran. Two: ambiguous, left."""
+    files = sorted({t.path.rpartition("/")[2] for t in ids.values()})
+    where = ("kind = 'method' AND realm IN (" + ", ".join(_sql(r) for r in sorted(realms))
+             + ") AND (" + " OR ".join(f"path LIKE {_sql('%' + f)}" for f in files) + ")")
+    rows = store.entries_where(where, ENTRY_COLUMNS + ["realm", "repo"])
+    out: dict[str, dict] = {}
+    for context, test in ids.items():
+        method = test.qualname.rpartition(".")[2]
+        by_realm: dict[str, list[dict]] = {}
+        for row in rows:
+            if row["qualname"].rpartition(".")[2] == method and test.matches(row["path"], None):
+                by_realm.setdefault(row["realm"], []).append(row)
+        found = {realm: hits[0] for realm, hits in by_realm.items() if len(hits) == 1}
+        if found:
+            out[context] = found
     return out
 
 

@@ -177,3 +177,29 @@ def test_an_overloaded_function_is_fresh_right_after_the_ingest_offline(git_repo
     answer = json.loads(run_cli("impact", "pkg/conv.py::conv", "--json", check=True).stdout)
     covered = coverage_tests(answer)
     assert [(t["symbol"], t["stale"]) for t in covered] == [("test_conv", False)], covered
+
+
+MIXIN_TESTS = ("import unittest\n\nfrom pkg.a import bump\n\n\n"
+               "class BumpMixin:\n    def test_bump(self):\n        assert bump(self.n) == self.n + 1\n\n\n"
+               "class TestOne(unittest.TestCase, BumpMixin):\n    n = 1\n\n\n"
+               "class TestTwo(unittest.TestCase, BumpMixin):\n    n = 2\n")
+
+
+def test_nodeid_contexts_of_inherited_test_methods_map_to_the_mixin_offline(git_repo, tmp_path):
+    """boltons' test_ioutils.py: `class TestSpooledBytesIO(TestCase, BaseTestMixin)` runs the
+    mixin's test methods; pytest-cov names them tests/test_ioutils.py::TestSpooledBytesIO::
+    test_buf_property, which no function is, so 50 of boltons' contexts were "test function not
+    indexed" and their coverage was dropped."""
+    git_repo.write("pkg/__init__.py", "")
+    git_repo.write("pkg/a.py", A_PY)
+    git_repo.write("tests/test_mixin.py", MIXIN_TESTS)
+    git_repo.commit()
+    settings_with_realm("work", git_repo.path)
+    run_cli("index", "--json", tool="indexd", check=True)
+    data = record(git_repo.path, tmp_path, "mixin", contexts="nodeid")
+    report = json.loads(run_cli("tests", "ingest", data, "--json", check=True).stdout)
+    assert report["skipped_contexts_total"] == 0, report["skipped_contexts"]
+    assert report["tests"] == 1, report
+    impact = json.loads(run_cli("impact", f"{git_repo.path / 'pkg/a.py'}::bump", "--json",
+                                check=True).stdout)
+    assert {t["symbol"] for t in coverage_tests(impact)} == {"BumpMixin.test_bump"}
