@@ -11,7 +11,8 @@ calls, annotations, returns, fixtures), each an ``inferred`` calls edge:
 - the same ``for`` in a comprehension (its first ``for``: the later ones iterate the
   comprehension's own variables), ``next(r)`` / ``next(r, default)`` -> ``R.__next__``,
   ``iter(r)`` -> ``R.__iter__`` (not ``iter(f, sentinel)``: that calls ``f``);
-- ``r(...)`` -> ``R.__call__``, also ``self.x(...)`` where ``self.x`` holds an R (click:
+- ``r(...)`` -> ``R.__call__``, also ``C(...)(...)`` (toolz: ``curry(map)(str)``), and
+  ``self.x(...)`` where ``self.x`` holds an R (click:
   ``self.type(value, self, ctx)``, ``self.type: types.ParamType``) and ``mod.x(...)`` where
   the module's x does (toolz: ``curried.take = curry(take)``); ``repr(r)`` /
   ``str(r)`` / ``len(r)`` -> ``__repr__`` / ``__str__`` / ``__len__``; a builtin the
@@ -196,6 +197,9 @@ def _uses(f, shadowed: set[str], modules):
         elif r.module in modules and r.name.isidentifier():
             # `mod.x(...)`: a module-level instance of another module (toolz's curried.take)
             yield f"{r.module}.{r.name}", ("__call__",), r.line, r.scope
+    for r in f.refs_of("call_result"):     # `C(...)(...)`: the instance's __call__
+        if r.module:
+            yield r.module, ("__call__",), r.line, r.scope
     # a store, `r[k] += v` or `del r[k]` also matches the read pattern: it says it itself
     written = {(r.line, r.module) for r in f.refs_of("subscript_store", "subscript_update",
                                                      "subscript_del")}

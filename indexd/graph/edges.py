@@ -411,8 +411,23 @@ def _python_targets(index, f, name, receiver, where, scope: Scope, local,
             if hits:
                 return "inferred", hits
             break
-    return "resolved", [(repo, path, d.qualname) for repo, path in sorted(scope.star)
-                        for d in _code_defs(index, repo, path, name) if d.qualname == name]
+    return "resolved", _star_targets(index, scope, name)
+
+
+def _star_targets(index, scope: Scope, name: str) -> list[tuple]:
+    """The top-level definitions of ``name`` a file's ``from m import *`` brings in, through
+    the re-exports of m too (toolz/__init__.py's ``from .functoolz import *``: a test's
+    ``from toolz import *`` then ``curry(...)`` was a name match)."""
+    out = []
+    for repo, path in sorted(scope.star):
+        hits = [(repo, path, d.qualname) for d in _code_defs(index, repo, path, name)
+                if d.qualname == name]
+        if not hits and not name.startswith("_"):
+            found = _py_definer(index, repo, path, name)
+            if found is not None and found[1] == name:
+                hits = [(*found[0], name)]
+        out += hits
+    return out
 
 
 MRO_DEPTH = 6      # base classes followed per lookup

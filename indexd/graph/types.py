@@ -839,8 +839,13 @@ def _named(index, f, scope, name: str) -> list[tuple]:
         own = _def_kinds(index, f).get(name)
         if own is not None:
             return [(f.repo, f.path, name, own)]
-        return [(r, p, s, _kind(index, r, p, s)) for r, p, s in scope.imported.get(name, ())
+        hits = [(r, p, s, _kind(index, r, p, s)) for r, p, s in scope.imported.get(name, ())
                 if s]
+        if not hits and scope.star:     # `from toolz import *`, then `curry(map)(...)`
+            from .edges import _star_targets
+            hits = [(r, p, s, _kind(index, r, p, s)) for r, p, s in
+                    _star_targets(index, scope, name)]
+        return hits
     if head in scope.modules:
         repo, path = scope.modules[head]
         found = _py_definer(index, repo, path, last)

@@ -80,3 +80,27 @@ def test_an_imported_value_of_unknown_class_reaches_nothing_inferred(graph):
 def test_breaking_the_dunder_call_names_the_test_of_the_curried_value(graph):
     trusted = trusted_tests(graph, f"{CORE}::Curry.__call__")
     assert {(TEST, "test_take"), (TEST, "test_through_the_module")} <= trusted
+
+
+# toolz's test_serialization.py: `f = curry(map)(str)` calls the curry instance at once,
+# running curry.__call__ (and, through its TypeError path, is_partial_args): no reference
+# said so, and a broken `_is_partial_args` failed that file with no chain to it.
+CALLED_AT_ONCE = {
+    "pkg/__init__.py": "from .core import *\n",
+    "pkg/core.py": FILES["pkg/core.py"],
+    "tests/test_serialization.py": (
+        "from pkg import *\nfrom pkg.core import make\n\n\n"
+        "def test_curry():\n    f = Curry(map)(str)\n    assert f\n\n\n"
+        "def test_unknown():\n    assert make()(1)\n"),
+}
+
+
+def test_calling_what_a_class_call_returns_runs_its_call_method(tmp_path):
+    graph = build("r", write_tree(tmp_path, CALLED_AT_ONCE))
+    got = calls_from(graph, "tests/test_serialization.py", "test_curry")
+    # `from toolz import *` of a package that star-imports its module: the class itself
+    assert (CORE, "Curry", "resolved") in got, got
+    assert (CORE, "Curry.__call__", "inferred") in got, got
+    # a function's result is of no known class: no __call__ guessed
+    assert not {s for _p, s, _h in calls_from(graph, "tests/test_serialization.py",
+                                              "test_unknown") if s.endswith("__call__")}

@@ -412,3 +412,7 @@
   left: (attribute object: (identifier) @_self attribute: (identifier)) @name
   right: (list)
   (#match? @_self "^(self|cls)$")) @reference.bind_list
+;   reference.call_result  `C(...)(...)`: what a call returns, called at once; @name = the inner
+;                          callee, @module = the inner call as written (graph/dunder.py: an
+;                          instance of C runs C.__call__; toolz's `curry(map)(str)`)
+(call function: (call function: [(identifier) (attribute)] @name) @module) @reference.call_result
