@@ -105,6 +105,7 @@ class CoverageIndex:
                 self.measured.add((e.realm, e.dst_repo, e.dst_path))
         self.hashes: dict[tuple, dict[str | None, set[str]]] = {}
         self._changed: set[tuple] | None = None
+        self._labels: dict[str, dict[str, tuple]] = {}
 
     @classmethod
     def load(cls, store) -> CoverageIndex:
@@ -135,9 +136,12 @@ class CoverageIndex:
         return self._changed
 
     def label_nodes(self, realm: str) -> dict[str, tuple]:
-        """node_label -> node, for the nodes an ingest recorded in ``realm``."""
-        return {node_label(n[1], n[2], n[3]): n for n in (*self.was, *self.recorded)
-                if n[0] == realm}
+        """node_label -> node, for the nodes an ingest recorded in ``realm`` (kept: the
+        recorded nodes change only with a new index, at the next ingest)."""
+        if realm not in self._labels:
+            self._labels[realm] = {node_label(n[1], n[2], n[3]): n
+                                   for n in (*self.was, *self.recorded) if n[0] == realm}
+        return self._labels[realm]
 
     def is_stale(self, e: CovEdge) -> bool:
         dst = self.hashes.get((e.realm, e.dst_repo, e.dst_path), {})
@@ -273,14 +277,13 @@ def rule_out(index: CoverageIndex, result: dict, seeds: list[tuple], kind_of,
     if any(index.runs_at_import(s) for s in seeds):
         return []
     ends = {node_label(s[1], s[2], s[3]) for s in seeds}
-    labels: dict[str, dict[str, tuple]] = {}
     kept, out = [], []
     for t in result.get("tests", []):
         node = (t["realm"], t["repo"], t["path"], t.get("symbol"))
         if (t.get("via") and node not in ran and not spawns(t["realm"], t["repo"], t["path"])
                 and (node in index.recorded or not _a_test(t.get("symbol")))
                 and index.unchanged(node)
-                and _chain_unchanged(index, t, ends, labels)):
+                and _chain_unchanged(index, t, ends)):
             out.append(node_label(t["repo"], t["path"], t.get("symbol")))
         else:
             kept.append(t)
@@ -304,10 +307,8 @@ def _holds_a_change(node: tuple, allowed: list[tuple]) -> bool:
         for a in allowed)
 
 
-def _chain_unchanged(index: CoverageIndex, test: dict, ends: set[str], labels: dict) -> bool:
-    if test["realm"] not in labels:
-        labels[test["realm"]] = index.label_nodes(test["realm"])
-    known = labels[test["realm"]]
+def _chain_unchanged(index: CoverageIndex, test: dict, ends: set[str]) -> bool:
+    known = index.label_nodes(test["realm"])
     me = node_label(test["repo"], test["path"], test.get("symbol"))
     for hop in test["via"]:
         for label in (hop.get("from"), hop.get("to")):
