@@ -429,7 +429,7 @@ class Relations:
             if not exact:   # the import walk stopped at its budget: more may import it
                 result["tests_total_exact"] = False
             ruled = rule_out(self.coverage, result, seeds, graph._node_kind, changing,
-                             graph.starts_processes)
+                             graph.starts_processes, graph.writes_module_state)
             return merge_tests(result, observed, ruled)
 
     def summary(self, target: str, top: int = 5) -> dict:

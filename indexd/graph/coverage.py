@@ -247,7 +247,8 @@ def observed_tests(index: CoverageIndex, seeds: list[tuple], kind_of, tests_impo
 
 
 def rule_out(index: CoverageIndex, result: dict, seeds: list[tuple], kind_of,
-             changing: list[tuple] = (), spawns=lambda realm, repo, path: False) -> list[str]:
+             changing: list[tuple] = (), spawns=lambda realm, repo, path: False,
+             writes=lambda node: False) -> list[str]:
     """Drop from ``result["tests"]`` the static tests coverage shows never ran the change;
     their labels. A test goes only when all of this holds: the change is a function or
     method of a file the ingest measured; the test ran in that ingest and did not run it
@@ -271,10 +272,11 @@ def rule_out(index: CoverageIndex, result: dict, seeds: list[tuple], kind_of,
     ran = {(e.realm, e.src_repo, e.src_path, e.src_symbol)
            for s in seeds for e in index.edges_into(s)}
     # Code that ran outside every test (at import, in a fixture's setup or teardown, at
-    # garbage collection) may run during any test, or leave state that breaks a later one:
-    # humanize's i18n.deactivate, run by a fixture's teardown, failed test_number.py when
-    # broken, which never ran it. No test is ruled out for such a change.
-    if any(index.runs_at_import(s) for s in seeds):
+    # garbage collection) may run during any test: no test is ruled out for it. Nor for a
+    # change that stores into module-level state, which a later test reads without running
+    # it: humanize's i18n.deactivate resets the active locale; broken, it failed
+    # test_number.py and test_time.py after test_i18n.py, neither of which ran it.
+    if any(index.runs_at_import(s) or writes(s) for s in seeds):
         return []
     ends = {node_label(s[1], s[2], s[3]) for s in seeds}
     kept, out = [], []

@@ -40,6 +40,7 @@ from .properties import named_quals, property_quals
 from .resolve import RealmIndex
 from .targets import looks_like_symbol, symbol_nodes
 
+STORES = ("attr_store", "subscript_store", "subscript_update", "subscript_del")
 # Modules that start other processes: code they run is no coverage of this process's.
 PROCESS_MODULES = frozenset(("subprocess", "multiprocessing", "concurrent", "pexpect", "sh"))
 STOP_EVERY = 50   # files computed between two looks at Graph.build's stop
@@ -442,6 +443,32 @@ class Graph:
             return True
         return any((r.module or r.name or "").split(".")[0] in PROCESS_MODULES
                    for r in f.refs_of("import", "import_from"))
+
+    def writes_module_state(self, node) -> bool:
+        """Does the Python function at ``node`` (or one nested in it) store into a
+        module-level name or an imported one (``_CURRENT.locale = None``, ``os.environ[k] =
+        v``, ``REGISTRY[k] = f``)? What it leaves there outlives the test that ran it."""
+        from .types import _bindings, bound_in_function
+
+        realm, repo, path, symbol = node
+        f = self.facts.get((realm, repo, path))
+        if f is None or f.lang != "python" or not symbol:
+            return False
+        index = self.indexes[realm]
+        classes = {d.qualname for d in f.defs if d.kind == "class"}
+        top = ({d.qualname for d in f.defs if "." not in d.qualname}
+               | {name for scope, name in _bindings(index, f) if scope is None}
+               | {r.name.split(".")[0] for r in f.refs_of("import", "import_alias")
+                  if r.scope is None and r.name})
+        for r in f.refs_of(*STORES):
+            if not r.module or not r.scope or not (r.scope == symbol
+                                                   or r.scope.startswith(symbol + ".")):
+                continue
+            root = r.module.split(".")[0].split("[")[0]
+            if root in top and root not in ("self", "cls") and not bound_in_function(
+                    index, f, root, r.scope, classes):
+                return True
+        return False
 
     def _node_kind(self, node) -> str:
         realm, repo, path, symbol = node

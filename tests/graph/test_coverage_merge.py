@@ -193,3 +193,11 @@ def test_anything_recorded_that_changed_since_keeps_every_static_test_unless_it_
                  changing=[(None, R, "pkg/a.py", "K.m")])[0] == []   # K on the chain changed
     out = ruled(idx, [chain_test("test_y", via_to="bump")], changing=[(None, R, "pkg/a.py", "K.m")])
     assert out[0] == ["app/tests/test_a.py::test_y"]
+
+
+def test_a_change_that_stores_module_state_rules_nothing_out():
+    # humanize's deactivate: `_CURRENT.locale = None`, read by later tests that never ran it
+    writes = lambda node: node == BUMP   # noqa: E731
+    result = {"tests": [chain_test("test_y")], "tests_total": 1}
+    assert rule_out(ruling_index(), result, [BUMP], lambda n: "function", [], writes=writes) == []
+    assert len(result["tests"]) == 1

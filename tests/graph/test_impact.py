@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from graph_helpers import build, parse_file, repo_facts
+from graph_helpers import build, parse_file, repo_facts, write_tree
 from indexd.graph import Graph
 
 FILES = {
@@ -155,3 +155,26 @@ def test_a_name_with_one_implementation_and_its_declaration_names_the_implementa
     assert [n[2:] for n in g.resolve_target("Command.option")] == [("lib/command.js", "Command.option")]
     with pytest.raises(KeyError, match="'Help.format' names 2 symbols"):
         g.resolve_target("Help.format")
+
+
+STATE = {
+    "pkg/__init__.py": "",
+    "pkg/i18n.py": ("import os\nfrom threading import local\n\n_CURRENT = local()\nTABLE = {}\n\n\n"
+                    "def deactivate():\n    _CURRENT.locale = None\n\n\n"
+                    "def register(k, v):\n    TABLE[k] = v\n\n\n"
+                    "def export(v):\n    os.environ['X'] = v\n\n\n"
+                    "def pure(x):\n    y = {}\n    y['a'] = x\n    return y\n\n\n"
+                    "class Box:\n    def set(self, v):\n        self.v = v\n\n\n"
+                    "def shadow(_CURRENT):\n    _CURRENT.locale = 1\n"),
+}
+
+
+def test_which_functions_store_into_module_level_state(tmp_path):
+    """humanize's deactivate: what coverage may rule out depends on it (graph/coverage.py)."""
+    graph = build("r", write_tree(tmp_path, STATE))
+    repo = tmp_path.as_posix()
+
+    def writes(symbol):
+        return graph.writes_module_state(("r", repo, "pkg/i18n.py", symbol))
+    assert writes("deactivate") and writes("register") and writes("export")
+    assert not writes("pure") and not writes("Box.set") and not writes("shadow")
