@@ -480,10 +480,18 @@ class Engine:
 
     def _hold_busy(self, due: dict):
         held, ready = [], []
+        on_disk: dict[str, bool] = {}
         for key in due:
             state = self.repos.get((key[0], key[1]))
             if state is None:
                 continue          # repo removed meanwhile
+            if not state.busy:
+                # The lock's own event may come after the file's (a loaded machine): the
+                # lock on disk holds the repo all the same; _due_rescans reconciles the
+                # repo once it is gone, event or not.
+                if key[1] not in on_disk:
+                    on_disk[key[1]] = _git_busy(key[1], self.settings.git_lock_stale_s)
+                state.busy = on_disk[key[1]]
             (held if state.busy else ready).append(key)
         for key in held:          # back into the debouncer until git is done
             self.debouncer.touch(key)
