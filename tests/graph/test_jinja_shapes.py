@@ -166,8 +166,9 @@ def listed(tmp_path_factory):
     return build("r", write_tree(tmp_path_factory.mktemp("listed"), LISTED))
 
 
-def _into(graph, path, dst) -> set[tuple]:
-    return {(e.src_symbol, e.kind, e.how) for e in graph.edges()
+def _into(graph, path, dst, with_path: bool = False) -> set[tuple]:
+    """(src_symbol, kind, how) of the edges into ``path::dst`` (src_path first, ``with_path``)."""
+    return {(e.src_path,) * with_path + (e.src_symbol, e.kind, e.how) for e in graph.edges()
             if e.dst_path == path and e.dst_symbol == dst}
 
 
@@ -236,18 +237,13 @@ def reads(tmp_path_factory):
     return build("r", write_tree(tmp_path_factory.mktemp("reads"), READS))
 
 
-def _reads_into(graph, path, symbol) -> set[tuple]:
-    return {(e.src_path, e.src_symbol, e.kind, e.how) for e in graph.edges()
-            if e.dst_path == path and e.dst_symbol == symbol}
-
-
 def test_a_function_reading_a_module_constant_references_it(reads):
-    into = _reads_into(reads, "pkg/filters.py", "FILTERS")
+    into = _into(reads, "pkg/filters.py", "FILTERS", with_path=True)
     assert ("pkg/env.py", "Environment.__init__", "references", "resolved") in into
     assert ("pkg/runtime.py", "lookup", "references", "resolved") in into
     assert ("pkg/runtime.py", "own", "references", "resolved") not in into
-    assert ("pkg/runtime.py", "own", "references", "resolved") in _reads_into(
-        reads, "pkg/runtime.py", "TABLE")
+    assert ("pkg/runtime.py", "own", "references", "resolved") in _into(
+        reads, "pkg/runtime.py", "TABLE", with_path=True)
     # a parameter of the same name is not the module's constant
     assert not {s for _p, s, *_ in into if s == "shadowed"}
 
