@@ -203,7 +203,7 @@ class Plan:
     contexts: int
     import_rows: list[dict] = field(default_factory=list)   # functions seen run at import
     import_files: list[str] = field(default_factory=list)   # their files' import keys
-    seen_rows: list[dict] = field(default_factory=list)     # constants' and classes' hashes
+    seen_rows: list[dict] = field(default_factory=list)     # every symbol's hash then
 
     @property
     def replace_keys(self) -> list[str]:

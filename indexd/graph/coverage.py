@@ -56,7 +56,7 @@ def _sql_in(column: str, values) -> str:
     return f"{column} IN (" + ", ".join("'" + v.replace("'", "''") + "'" for v in values) + ")"
 
 
-def current_hashes(store, files) -> dict[tuple, dict[str | None, str]]:
+def current_hashes(store, files) -> dict[tuple, dict[str | None, set[str]]]:
     """(realm, repo, path) -> symbol (None: the file) -> its content hashes, from the store:
     several where one name is defined more than once (``@overload`` stubs above the real
     ``def``, a function defined in both arms of an ``if``), any of which a line may count for."""
@@ -131,7 +131,7 @@ class CoverageIndex:
 
     def changed(self) -> set[tuple]:
         """Every node an ingest recorded whose text is not what it was then (or gone)."""
-        if getattr(self, "_changed", None) is None:
+        if self._changed is None:
             self._changed = {n for n in (*self.was, *self.recorded) if not self.unchanged(n)}
         return self._changed
 
@@ -139,8 +139,12 @@ class CoverageIndex:
         """node_label -> node, for the nodes an ingest recorded in ``realm`` (kept: the
         recorded nodes change only with a new index, at the next ingest)."""
         if realm not in self._labels:
-            self._labels[realm] = {node_label(n[1], n[2], n[3]): n
-                                   for n in (*self.was, *self.recorded) if n[0] == realm}
+            labels: dict[str, tuple | None] = {}
+            for n in {*self.was, *self.recorded}:
+                if n[0] == realm:    # two repos of one name: the label is no one node
+                    label = node_label(n[1], n[2], n[3])
+                    labels[label] = n if labels.get(label, n) == n else None
+            self._labels[realm] = labels
         return self._labels[realm]
 
     def is_stale(self, e: CovEdge) -> bool:
@@ -257,7 +261,8 @@ def rule_out(index: CoverageIndex, result: dict, seeds: list[tuple], kind_of,
     see: click's test_imports.py runs ``click.echo`` in a child interpreter);
     every symbol on the test's chain to it is what the ingest recorded; and nothing the
     ingest recorded has changed since, but the change itself (``seeds`` and ``changing``,
-    the other symbols of the same diff, with what holds them). Then the run that recorded
+    the other symbols of the same diff, with what holds them); and the change never ran
+    outside a test nor stores into module-level state (``writes``). Then the run that recorded
     the test is the same code as now on every path that could reach the change, and it
     did not: jinja2's tests each build an Environment, which reads the registry holding
     every filter, yet a broken filter fails only the tests that use it."""
@@ -269,8 +274,6 @@ def rule_out(index: CoverageIndex, result: dict, seeds: list[tuple], kind_of,
     allowed = [*seeds, *changing]
     if not all(_holds_a_change(n, allowed) for n in index.changed()):
         return []
-    ran = {(e.realm, e.src_repo, e.src_path, e.src_symbol)
-           for s in seeds for e in index.edges_into(s)}
     # Code that ran outside every test (at import, in a fixture's setup or teardown, at
     # garbage collection) may run during any test: no test is ruled out for it. Nor for a
     # change that stores into module-level state, which a later test reads without running
@@ -278,6 +281,8 @@ def rule_out(index: CoverageIndex, result: dict, seeds: list[tuple], kind_of,
     # test_number.py and test_time.py after test_i18n.py, neither of which ran it.
     if any(index.runs_at_import(s) or writes(s) for s in seeds):
         return []
+    ran = {(e.realm, e.src_repo, e.src_path, e.src_symbol)
+           for s in seeds for e in index.edges_into(s)}
     ends = {node_label(s[1], s[2], s[3]) for s in seeds}
     kept, out = [], []
     for t in result.get("tests", []):
