@@ -364,6 +364,11 @@ def format_tests(res: dict) -> str:
                    f"{ev.get('changed')} <- {ev.get('test')} ({how})")
     if res.get("untested"):
         out.append("no tests at all: " + ", ".join(res["untested"]))
+    if res.get("ruled_out"):
+        gone = res["ruled_out"]
+        out.append(f"ruled out by coverage ({len(gone)} reached by the graph, recorded on "
+                   "unchanged code, never ran the change): " + ", ".join(gone[:10])
+                   + (f" and {len(gone) - 10} more" if len(gone) > 10 else ""))
     if res.get("fallback"):
         out.append("not safe: " + _one_line(res["fallback"].get("reason") or "", 300))
     if rows:

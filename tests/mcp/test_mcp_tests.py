@@ -39,3 +39,28 @@ def test_index_tests_matches_tests_affected(git_repo, daemon, indexd_home):
         in text
     assert [t["path"] for t in target["tests"]] == ["tests/test_a.py"] and target["safe"]
     assert "safe=true" in one and "1. tests/test_a.py" in one and "test_c" not in one
+
+
+def test_index_tests_says_what_coverage_ruled_out(git_repo, daemon, indexd_home, tmp_path):
+    """An agent asking which tests to run sees the static reaches coverage dropped, as the
+    CLI's human output does (graph/coverage.py rule_out)."""
+    from e2e.test_coverage_ingest import record
+    from e2e.test_tests_affected import OPS_FILES
+
+    for path, text in OPS_FILES.items():
+        git_repo.write(path, text)
+    git_repo.commit("v1")
+    settings_with_realm("work", git_repo.path)
+    d = daemon()
+    d.call("status", sync=True)
+    d.call("tests.ingest", path=str(record(git_repo.path, tmp_path, "ops")))
+    git_repo.write("pkg/ops.py", OPS_FILES["pkg/ops.py"].replace("x * 2", "x * 3"))
+    d.call("status", sync=True)
+
+    async def body(s):
+        return await call(s, "index_tests")
+
+    text, err = run(indexd_home, body, cwd=git_repo.path)
+    assert not err, text
+    assert "1. tests/test_double.py" in text and "test_negate.py —" not in text, text
+    assert "ruled out by coverage (" in text and "test_negate.py::test_negate" in text, text
