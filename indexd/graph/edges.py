@@ -117,7 +117,7 @@ def file_edges(index: RealmIndex, f: FileFacts) -> FileResult:
             res.wants |= {("fills", attr) for attr in iterated_attributes(f)}
             fixture_edges(index, f, res)
             passed_edges(index, f, scope, res)
-            constant_read_edges(index, f, scope, res, _edge)
+            constant_read_edges(index, f, scope, res)
             dunder_edges(index, f, scope, res)
             dispatch_edges(index, f, scope, res)
         if is_test_path(f.path):

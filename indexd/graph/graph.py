@@ -38,6 +38,7 @@ from .packed import Packed
 from .passed import CALLABLE_KINDS
 from .properties import named_quals, property_quals
 from .resolve import RealmIndex
+from .types import _bindings, bound_in_function
 from .targets import looks_like_symbol, symbol_nodes
 
 STORES = ("attr_store", "subscript_store", "subscript_update", "subscript_del")
@@ -448,8 +449,6 @@ class Graph:
         """Does the Python function at ``node`` (or one nested in it) store into a
         module-level name or an imported one (``_CURRENT.locale = None``, ``os.environ[k] =
         v``, ``REGISTRY[k] = f``)? What it leaves there outlives the test that ran it."""
-        from .types import _bindings, bound_in_function
-
         realm, repo, path, symbol = node
         f = self.facts.get((realm, repo, path))
         if f is None or f.lang != "python" or not symbol:

@@ -23,7 +23,7 @@ from .types import bound_in_function
 READ_KINDS = ("call", "attribute", "bind_item")
 
 
-def constant_read_edges(index, f, scope, res, edge) -> None:
+def constant_read_edges(index, f, scope, res) -> None:
     own = {d.qualname for d in f.defs if d.kind == "constant"}
     if not own and not scope.imported:
         return
@@ -46,8 +46,8 @@ def constant_read_edges(index, f, scope, res, edge) -> None:
             if (repo, path, sym) != (f.repo, f.path, r.scope) and \
                     (r.scope, repo, path, sym) not in made:
                 made.add((r.scope, repo, path, sym))
-                res.edges.append(edge(f, "references", r.scope, repo, path, sym, r.line,
-                                      "resolved"))
+                res.edges.append(_edge(f, "references", r.scope, repo, path, sym, r.line,
+                                       "resolved"))
 
 
 def _constants(index, f, scope, name: str, own: set[str]) -> list[tuple]:
@@ -59,3 +59,7 @@ def _constants(index, f, scope, name: str, own: set[str]) -> list[tuple]:
                        for d in index.defs_named(repo, path, sym.rpartition(".")[2])):
             out.append((repo, path, sym))
     return out
+
+
+# Imported last, as graph/passed.py does: edges.py imports this module too.
+from .edges import _edge  # noqa: E402

@@ -842,7 +842,6 @@ def _named(index, f, scope, name: str) -> list[tuple]:
         hits = [(r, p, s, _kind(index, r, p, s)) for r, p, s in scope.imported.get(name, ())
                 if s]
         if not hits and scope.star:     # `from toolz import *`, then `curry(map)(...)`
-            from .edges import _star_targets
             hits = [(r, p, s, _kind(index, r, p, s)) for r, p, s in
                     _star_targets(index, scope, name)]
         return hits
@@ -891,5 +890,5 @@ def _returns(index, f) -> dict[str, str]:
 # graph build). Any import order then finds the names it asks for defined.
 from .dunder import entered_classes  # noqa: E402
 from .edges import (  # noqa: E402
-    _class_member, _class_quals, _other_scope, _overrides, class_and_bases)
+    _class_member, _class_quals, _other_scope, _overrides, _star_targets, class_and_bases)
 from .fixtures import fixture_classes  # noqa: E402
