@@ -448,7 +448,8 @@ class Graph:
     def writes_module_state(self, node) -> bool:
         """Does the Python function at ``node`` (or one nested in it) store into a
         module-level name or an imported one (``_CURRENT.locale = None``, ``os.environ[k] =
-        v``, ``REGISTRY[k] = f``)? What it leaves there outlives the test that ran it."""
+        v``, ``REGISTRY[k] = f``, ``global LEVEL``)? What it leaves there outlives the test
+        that ran it."""
         realm, repo, path, symbol = node
         f = self.facts.get((realm, repo, path))
         if f is None or f.lang != "python" or not symbol:
@@ -459,9 +460,13 @@ class Graph:
                | {name for scope, name in _bindings(index, f) if scope is None}
                | {r.name.split(".")[0] for r in f.refs_of("import", "import_alias")
                   if r.scope is None and r.name})
+        def inside(scope):
+            return scope and (scope == symbol or scope.startswith(symbol + "."))
+        # `global X` is written to rebind X (a read needs no declaration)
+        if any(inside(r.scope) for r in f.refs_of("global_decl")):
+            return True
         for r in f.refs_of(*STORES):
-            if not r.module or not r.scope or not (r.scope == symbol
-                                                   or r.scope.startswith(symbol + ".")):
+            if not r.module or not inside(r.scope):
                 continue
             root = r.module.split(".")[0].split("[")[0]
             if root in top and root not in ("self", "cls") and not bound_in_function(

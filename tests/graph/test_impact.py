@@ -165,7 +165,12 @@ STATE = {
                     "def export(v):\n    os.environ['X'] = v\n\n\n"
                     "def pure(x):\n    y = {}\n    y['a'] = x\n    return y\n\n\n"
                     "class Box:\n    def set(self, v):\n        self.v = v\n\n\n"
-                    "def shadow(_CURRENT):\n    _CURRENT.locale = 1\n"),
+                    "def shadow(_CURRENT):\n    _CURRENT.locale = 1\n\n\n"
+                    "LEVEL = 0\n\n\n"
+                    "def set_level(v):\n    global LEVEL\n    LEVEL = v\n\n\n"
+                    "def bump():\n    def inner():\n        global LEVEL\n        LEVEL += 1\n"
+                    "    inner()\n\n\n"
+                    "def level():\n    return LEVEL\n"),
 }
 
 
@@ -178,3 +183,6 @@ def test_which_functions_store_into_module_level_state(tmp_path):
         return graph.writes_module_state(("r", repo, "pkg/i18n.py", symbol))
     assert writes("deactivate") and writes("register") and writes("export")
     assert not writes("pure") and not writes("Box.set") and not writes("shadow")
+    # `global` rebinds the module's own name (a nested function's rebinding counts for
+    # the function that defines it); a bare read does not
+    assert writes("set_level") and writes("bump") and not writes("level")

@@ -285,6 +285,9 @@
   @reference.subscript_del
 (comparison_operator (_) ["in" "not in"] @name [(identifier) (attribute)] @module)
   @reference.contains
+;   reference.global_decl  `global X` in a function: it rebinds the module's own X, a
+;                          store that outlives the call (graph.writes_module_state)
+(global_statement (identifier) @name) @reference.global_decl
 ;   reference.attr_store  `r.name = v`, @module = r: runs __setattr__, not __getattr__
 (assignment left: (attribute object: [(identifier) (attribute)] @module
   attribute: (identifier) @name)) @reference.attr_store
