@@ -172,24 +172,93 @@ def _resolve_tests(store, realms: set[str], ids: dict[str, NamedTest]) -> dict[s
 
 
 def _inherited_tests(store, realms: set[str], ids: dict[str, NamedTest]) -> dict[str, dict]:
-    """pytest names a test method a class inherits after that class
-    (``tests/test_io.py::TestBytes::test_buf``, the method in ``BaseTestMixin``): the one
-    method of that name in the same file is the function that ran. Two: ambiguous, left."""
-    files = sorted({t.path.rpartition("/")[2] for t in ids.values()})
-    where = ("kind = 'method' AND realm IN (" + ", ".join(_sql(r) for r in sorted(realms))
-             + ") AND (" + " OR ".join(f"path LIKE {_sql('%' + f)}" for f in files) + ")")
-    rows = store.entries_where(where, ENTRY_COLUMNS + ["realm", "repo"])
+    """pytest names a test method a class inherits after the class it ran on
+    (``tests/test_io.py::TestBytes::test_buf``, the method in ``BaseTestMixin``), and
+    collects a test class a module imports again under that module (itsdangerous'
+    ``test_timed.py::TestSigner::test_sign``, ``TestSigner`` from test_signer.py). The
+    function that ran: the one method of that name in the same file, else the one the
+    class's bases give, followed by name through the class signatures (the nearest level
+    with such a method; two there: ambiguous, left)."""
+    where = ("kind IN ('method', 'class') AND realm IN ("
+             + ", ".join(_sql(r) for r in sorted(realms)) + ")")
+    rows = store.entries_where(where, ENTRY_COLUMNS + ["realm", "repo", "signature"])
+    classes: dict[tuple, list[dict]] = {}     # (realm, repo, class's own name) -> rows
+    methods: dict[tuple, list[dict]] = {}     # (realm, method name) -> rows
+    members: dict[tuple, dict] = {}           # (realm, repo, path, qualname) -> method row
+    for row in rows:
+        name = row["qualname"].rpartition(".")[2]
+        if row["kind"] == "class":
+            classes.setdefault((row["realm"], row["repo"], name), []).append(row)
+        else:
+            methods.setdefault((row["realm"], name), []).append(row)
+            members[(row["realm"], row["repo"], row["path"], row["qualname"])] = row
     out: dict[str, dict] = {}
     for context, test in ids.items():
-        method = test.qualname.rpartition(".")[2]
-        by_realm: dict[str, list[dict]] = {}
-        for row in rows:
-            if row["qualname"].rpartition(".")[2] == method and test.matches(row["path"], None):
-                by_realm.setdefault(row["realm"], []).append(row)
-        found = {realm: hits[0] for realm, hits in by_realm.items() if len(hits) == 1}
+        cls, _, method = test.qualname.rpartition(".")
+        found = {}
+        for realm in sorted(realms):
+            same_file = [r for r in methods.get((realm, method), ())
+                         if test.matches(r["path"], None)]
+            hit = same_file[0] if len(same_file) == 1 else (
+                None if same_file else _through_bases(realm, cls, method, test, classes,
+                                                      members))
+            if hit is not None:
+                found[realm] = hit
         if found:
             out[context] = found
     return out
+
+
+def _through_bases(realm, cls, method, test, classes, members, depth: int = 6) -> dict | None:
+    name = cls.rpartition(".")[2]
+    ran_on = [c for (r, _repo, n), rows in classes.items() if r == realm and n == name
+              for c in rows]
+    here = [c for c in ran_on if test.matches(c["path"], None) and c["qualname"] == cls]
+    frontier = here or ran_on     # not defined in the test's file: imported there
+    seen: set[tuple] = set()
+    for _ in range(depth):
+        frontier = [c for c in frontier if (c["repo"], c["path"], c["qualname"]) not in seen]
+        seen |= {(c["repo"], c["path"], c["qualname"]) for c in frontier}
+        hits = [m for c in frontier
+                if (m := members.get((realm, c["repo"], c["path"], f"{c['qualname']}.{method}")))]
+        if hits:
+            return hits[0] if len(hits) == 1 else None
+        frontier = [b for c in frontier for base in class_bases(c.get("signature") or "")
+                    for b in _base_rows(classes, realm, c, base)]
+        if not frontier:
+            return None
+    return None
+
+
+def _base_rows(classes, realm, cls_row, base: str) -> list[dict]:
+    """The classes a base name may be: the one of its file if it defines one, else every
+    class of that name in its repo."""
+    rows = classes.get((realm, cls_row["repo"], base), [])
+    own = [r for r in rows if r["path"] == cls_row["path"]]
+    return own or rows
+
+
+def class_bases(signature: str) -> list[str]:
+    """``class A(B, mod.C, Generic[T], metaclass=M)`` -> ["B", "C", "Generic"]."""
+    head, paren, rest = signature.partition("(")
+    if not paren or not head.lstrip().startswith("class "):
+        return []
+    inside, depth, parts, cur = rest.rpartition(")")[0], 0, [], ""
+    for ch in inside:
+        depth += ch in "[("
+        depth -= ch in "])"
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    parts.append(cur)
+    out = []
+    for part in (p.strip() for p in parts):
+        if not part or "=" in part or part.startswith("*"):
+            continue
+        out.append(part.split("[", 1)[0].rpartition(".")[2].strip())
+    return [b for b in out if b.isidentifier()]
 
 
 @dataclass

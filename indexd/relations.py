@@ -430,7 +430,7 @@ class Relations:
                 result["tests_total_exact"] = False
             ruled = rule_out(self.coverage, result, seeds, graph._node_kind, changing,
                              graph.starts_processes, graph.writes_module_state)
-            return merge_tests(result, observed, ruled)
+            return _with_runners(merge_tests(result, observed, ruled), graph)
 
     def summary(self, target: str, top: int = 5) -> dict:
         """One file's summary and its strongest relationships both ways, in words."""
@@ -674,3 +674,31 @@ def _head(repo: str) -> str | None:
         return None if r.head_is_unborn else str(r.head.target)
     except Exception:  # noqa: BLE001 - plain folders have no history
         return None if not Path(repo, ".git").exists() else "unknown"
+
+
+def _with_runners(result: dict, graph) -> dict:
+    """Each test method of a mixin or base test class followed by its runs from the test
+    modules deriving from it (Graph.test_runners, an ``inherits`` hop): coverage names
+    those runs after the class defining the method, and a static walk reaches the method."""
+    tests = result.get("tests")
+    if not tests:
+        return result
+    seen = {(t["repo"], t["path"], t.get("symbol")) for t in tests}
+    out = []
+    for t in tests:
+        out.append(t)
+        for runner in graph.test_runners([t]):
+            key = (runner["repo"], runner["path"], runner["symbol"])
+            if key not in seen:
+                seen.add(key)
+                out.append(runner)
+    added = len(out) - len(tests)
+    limit = result.get("limit")
+    result["tests"] = out[:limit] if limit else out
+    if added and "tests_total" in result:
+        result["tests_total"] += added
+        result["tests_truncated"] = (result["tests_total"] > len(result["tests"])
+                                     or result.get("tests_total_exact") is False)
+        if "truncated" in result:
+            result["truncated"] = bool(result["truncated"] or result["tests_truncated"])
+    return result

@@ -124,15 +124,12 @@ def _impacts(rel, repo, since, changed, depth, pending,
         try:
             result = rel.impact(_target(ch), depth=depth, pending=pending, limit=None,
                                 changing=changing)
-            # a mixin's tests run from the test modules deriving from it: those it reached,
-            # and a changed one itself
-            reached = result.get("tests", [])
+            # a changed test method of a mixin runs from the test modules deriving from it
+            # (impact adds the runners of the tests it reached)
             if ch.get("symbol") and is_test_path(ch["path"]):
-                reached = reached + [{"repo": ch["repo"], "path": ch["path"],
-                                      "symbol": ch["symbol"], "score": 1.0, "distance": 0,
-                                      "via": []}]
-            if reached:
-                result["tests"] = result.get("tests", []) + rel.test_runners(reached)
+                result["tests"] = result.get("tests", []) + rel.test_runners(
+                    [{"repo": ch["repo"], "path": ch["path"], "symbol": ch["symbol"],
+                      "score": 1.0, "distance": 0, "via": []}])
             if ch.get("symbol"):
                 result["overrides_called"] = rel.called_base_method(_target(ch))
                 result["property"] = rel.is_property(_target(ch))

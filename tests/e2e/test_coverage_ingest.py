@@ -205,4 +205,46 @@ def test_nodeid_contexts_of_inherited_test_methods_map_to_the_mixin_offline(git_
     assert report["tests"] == 1, report
     impact = json.loads(run_cli("impact", f"{git_repo.path / 'pkg/a.py'}::bump", "--json",
                                 check=True).stdout)
-    assert {t["symbol"] for t in coverage_tests(impact)} == {"BumpMixin.test_bump"}
+    # the mixin's method, and its two runs (the classes deriving from it: an inherits hop)
+    assert {t["symbol"] for t in coverage_tests(impact)} == {
+        "BumpMixin.test_bump", "TestOne.test_bump", "TestTwo.test_bump"}
+
+
+BASE_TESTS = ("from pkg.a import bump\n\n\n"
+              "class TestBase:\n    n = 1\n\n    def test_bump(self):\n"
+              "        assert bump(self.n) == self.n + 1\n")
+DERIVED_TESTS = "from .test_base import TestBase\n\n\nclass TestDerived(TestBase):\n    n = 2\n"
+
+
+@pytest.mark.parametrize("contexts", ["test_function", "nodeid"])
+def test_impact_names_the_test_modules_running_an_inherited_test_offline(git_repo, tmp_path,
+                                                                         contexts):
+    """itsdangerous: test_timed.py's `class TestTimestampSigner(FreezeMixin, TestSigner)`
+    runs test_signer.py's tests again. Coverage names those runs after TestSigner
+    (`test_function`) or as test_timed.py contexts no function of that file is (`nodeid`),
+    and impact listed test_signer.py alone: 34 (function, failing file) pairs missed, more
+    than without coverage (29). `tests affected` had them."""
+    git_repo.write("pkg/__init__.py", "")
+    git_repo.write("pkg/a.py", A_PY)
+    git_repo.write("tests/__init__.py", "")
+    git_repo.write("tests/test_base.py", BASE_TESTS)
+    git_repo.write("tests/test_derived.py", DERIVED_TESTS)
+    git_repo.commit()
+    settings_with_realm("work", git_repo.path)
+    run_cli("index", "--json", tool="indexd", check=True)
+
+    def impact_tests():
+        impact = json.loads(run_cli("impact", f"{git_repo.path / 'pkg/a.py'}::bump", "--json",
+                                    check=True).stdout)
+        return {(t["path"], t["symbol"]) for t in impact["tests"]}, impact
+    wanted = {("tests/test_base.py", "TestBase.test_bump"),
+              ("tests/test_derived.py", "TestDerived.test_bump")}
+    static, impact = impact_tests()
+    assert wanted <= static, impact["tests"]
+    data = record(git_repo.path, tmp_path, "inherited", contexts=contexts)
+    report = json.loads(run_cli("tests", "ingest", data, "--json", check=True).stdout)
+    assert report["skipped_contexts_total"] == 0, report["skipped_contexts"]
+    covered, impact = impact_tests()
+    assert wanted <= covered, impact["tests"]
+    runner = next(t for t in impact["tests"] if t["path"] == "tests/test_derived.py")
+    assert runner["how"] == "coverage" and runner["via"][0]["kind"] == "inherits", runner

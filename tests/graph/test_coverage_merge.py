@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from indexd.coverage_ingest import NamedTest, parse_context
+from indexd.coverage_ingest import NamedTest, class_bases, parse_context
 from indexd.graph.coverage import (IMPORT_WHY, CovEdge, CoverageIndex, covering_tests,
                                    merge_tests, observed_tests, rule_out)
 from indexd.graph.impact import Visit
@@ -201,3 +201,11 @@ def test_a_change_that_stores_module_state_rules_nothing_out():
     result = {"tests": [chain_test("test_y")], "tests_total": 1}
     assert rule_out(ruling_index(), result, [BUMP], lambda n: "function", [], writes=writes) == []
     assert len(result["tests"]) == 1
+
+
+def test_class_bases_reads_the_names_a_class_statement_derives_from():
+    assert class_bases("class TestTimestampSigner(FreezeMixin, TestSigner)") == [
+        "FreezeMixin", "TestSigner"]
+    assert class_bases("class A(mod.Base, Generic[K, V], metaclass=Meta, **kw)") == [
+        "Base", "Generic"]
+    assert class_bases("class Plain") == [] and class_bases("def f(a, b)") == []
