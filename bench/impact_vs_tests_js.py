@@ -95,13 +95,16 @@ def unpack(tgz: Path, dest: Path) -> Path:
 
 def node_modules(project: JsProject, root: Path) -> None:
     """What the tests require, installed once into the cache and linked into ``root``."""
-    cached = CACHE / f"{project.name}-{project.version}-node_modules"
+    # a folder named node_modules: node looks up a linked package's own requires from
+    # its real path, in the node_modules folders above it
+    cached = CACHE / f"{project.name}-{project.version}-deps" / "node_modules"
     if not cached.is_dir():
         with tempfile.TemporaryDirectory() as tmp:
             (Path(tmp) / "package.json").write_text('{"name": "bench-deps", "private": true}')
             subprocess.run(["npm", "install", "--no-save", "--no-package-lock",
                             "--ignore-scripts", "--no-audit", "--no-fund", *project.deps],
                            cwd=tmp, check=True, capture_output=True)
+            cached.parent.mkdir(parents=True, exist_ok=True)
             shutil.move(str(Path(tmp) / "node_modules"), cached)
     (root / "node_modules").symlink_to(cached)
 
@@ -346,7 +349,7 @@ def render(results: list[dict], seed: int) -> str:
         parts.append(f"{p.name} {p.version} (npm): {len(r['sample'])} mutated functions, "
                      f"{r['failing']} with >=1 failing test file, {r['timeouts']} timed out; "
                      f"{r['tests']} test files ({r['clean_failing']} with assertions failing "
-                     f"unmutated: those left out); {r['seconds']:.0f}s")
+                     f"unmutated: only new failures count); {r['seconds']:.0f}s")
         parts.append(format_table(r["rows"], ("selection", "file recall (micro)",
                                               "functions fully covered",
                                               "selected test files", "said safe")))

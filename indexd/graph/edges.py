@@ -51,6 +51,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from . import commonjs
 from .containers import iterated_attributes
 from .model import UNTYPED, Edge, FileFacts, enclosing, is_test_module, is_test_path
 from .resolve import RealmIndex, _py_definer, _py_file, resolve_imports
@@ -300,7 +301,10 @@ def _ref_edges(index, f, scope: Scope, res) -> None:
                                             classes)
             elif receiver is not None and _family(f.lang) == "js" and kind in CALL_REFS:
                 how, hits = _js_member_targets(index, f, name, receiver, scope_sym, scope,
-                                               local, classes)
+                                               local, classes, res)
+            elif _family(f.lang) == "js" and kind in CALL_REFS and (
+                    hits := _js_required_call(index, f, name, scope_sym, local, res)):
+                how = "resolved"
             else:
                 how, hits = "resolved", _resolved_targets(index, f, name, scope.imported,
                                                           scope.files, local)
@@ -696,8 +700,17 @@ def _resolved_targets(index, f, name, imported, files, local) -> list[tuple]:
 _JS_ROOT = re.compile(r"[.(\[?!]")
 
 
+def _js_required_call(index, f, name, where, local, res) -> list[tuple]:
+    """``m(...)`` where ``m = require(spec)`` (and no definition of the file is ``m``):
+    what the module exports (graph/commonjs.py)."""
+    if name in local:
+        return []
+    hit = commonjs.required_file(index, f, name, where)
+    return commonjs.default_export(index, *hit, res.wants) if hit else []
+
+
 def _js_member_targets(index, f, name, receiver, where, scope: Scope, local,
-                       classes) -> tuple[str, list]:
+                       classes, res) -> tuple[str, list]:
     """(how, targets) of ``receiver.name(...)`` in JavaScript/TypeScript. Only what the
     receiver is makes it sure: ``this`` in a class is that class's method (inferred, as
     Python's ``self``), an imported name (``path.join``, ``Option.parse``) is that
@@ -713,6 +726,12 @@ def _js_member_targets(index, f, name, receiver, where, scope: Scope, local,
         hits = [(repo, path, d.qualname) for repo, path, sym in scope.imported[root]
                 for d in _code_defs(index, repo, path, name)
                 if d.qualname == (f"{sym}.{name}" if sym else name)]
+        if hits:
+            return "resolved", hits
+    if root == receiver and root not in scope.imported and root not in local:
+        # `const m = require('./m'); m.name()`: what m's module exports as name
+        hit = commonjs.required_file(index, f, root, where)
+        hits = commonjs.member_export(index, *hit, name, res.wants) if hit else []
         if hits:
             return "resolved", hits
     if root == receiver:    # `const p = new Command(); p.option()`: Command's option

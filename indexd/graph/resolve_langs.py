@@ -78,6 +78,12 @@ def _js_file(index, repo: str, base: str) -> tuple[str, str] | None:
     stem, ext = posixpath.splitext(base)
     cands = [base] + [base + e for e in JS_EXTS]
     cands += [stem + e for e in JS_TO_TS.get(ext, ())]
+    # a folder with a package.json: its main (`require('../')` in qs' tests: lib/index.js)
+    manifest = index.manifests.get((repo, posixpath.join(base, "package.json").lstrip("/")))
+    for main in (manifest or {}).get("main") or ():
+        main = _norm(posixpath.join(base, str(main)))
+        if main:
+            cands += [main] + [main + e for e in JS_EXTS]
     cands += [posixpath.join(base, "index" + e) for e in JS_EXTS]
     for c in cands:
         c = c.lstrip("/")

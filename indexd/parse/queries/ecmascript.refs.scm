@@ -24,3 +24,63 @@
 (assignment_expression
   left: (identifier) @name
   right: (new_expression constructor: (_) @module)) @reference.bind_new
+
+; CommonJS exports, for what `const m = require('./m'); m(...)` and `m.name(...)` call
+; (graph/commonjs.py). Exports are module-level statements only:
+;   reference.cjs_bind            `var m = require('./m')`: @name = m, @module = the spec
+;   reference.cjs_export          `module.exports = x` / `= function x() {}` (@name = x), an
+;                                 anonymous function there (@name = "exports", its definition)
+;   reference.cjs_export_require  `module.exports = require('./m')`: @module = the spec
+;   reference.cjs_prop_value      `obj.k = x` (@name = obj.k) and `module.exports = { k: x }` /
+;                                 `{ x }` (@name = k): @module = x
+;   reference.cjs_prop_require    the same with `require('./m')` for x: @module = the spec
+(variable_declarator
+  name: (identifier) @name
+  value: (call_expression
+    function: (identifier) @_require
+    arguments: (arguments . (string (string_fragment) @module)))
+  (#eq? @_require "require")) @reference.cjs_bind
+(program (expression_statement (assignment_expression
+  left: (member_expression object: (identifier) @_m property: (property_identifier) @_e)
+  right: [(identifier) @name
+          (function_expression name: (identifier) @name)
+          (generator_function name: (identifier) @name)]
+  (#eq? @_m "module") (#eq? @_e "exports")) @reference.cjs_export))
+(program (expression_statement (assignment_expression
+  left: (member_expression object: (identifier) @_m property: (property_identifier) @name)
+  right: [(arrow_function) (function_expression !name) (generator_function !name)]
+  (#eq? @_m "module") (#eq? @name "exports")) @reference.cjs_export))
+(program (expression_statement (assignment_expression
+  left: (member_expression object: (identifier) @_m property: (property_identifier) @_e)
+  right: (call_expression
+    function: (identifier) @_require
+    arguments: (arguments . (string (string_fragment) @module)))
+  (#eq? @_m "module") (#eq? @_e "exports") (#eq? @_require "require"))
+  @reference.cjs_export_require))
+(program (expression_statement (assignment_expression
+  left: (member_expression object: [(identifier) (member_expression)]
+                           property: (property_identifier)) @name
+  right: (identifier) @module
+  (#not-eq? @name "module.exports")) @reference.cjs_prop_value))
+(program (expression_statement (assignment_expression
+  left: (member_expression object: [(identifier) (member_expression)]
+                           property: (property_identifier)) @name
+  right: (call_expression
+    function: (identifier) @_require
+    arguments: (arguments . (string (string_fragment) @module)))
+  (#not-eq? @name "module.exports") (#eq? @_require "require")) @reference.cjs_prop_require))
+(program (expression_statement (assignment_expression
+  left: (member_expression object: (identifier) @_m property: (property_identifier) @_e)
+  right: (object (pair key: (property_identifier) @name value: (identifier) @module))
+  (#eq? @_m "module") (#eq? @_e "exports")) @reference.cjs_prop_value))
+(program (expression_statement (assignment_expression
+  left: (member_expression object: (identifier) @_m property: (property_identifier) @_e)
+  right: (object (shorthand_property_identifier) @name)
+  (#eq? @_m "module") (#eq? @_e "exports")) @reference.cjs_prop_value))
+(program (expression_statement (assignment_expression
+  left: (member_expression object: (identifier) @_m property: (property_identifier) @_e)
+  right: (object (pair key: (property_identifier) @name
+                       value: (call_expression
+                         function: (identifier) @_require
+                         arguments: (arguments . (string (string_fragment) @module)))))
+  (#eq? @_m "module") (#eq? @_e "exports") (#eq? @_require "require")) @reference.cjs_prop_require))

@@ -1,0 +1,81 @@
+"""CommonJS exports as npm packages write them, and tape tests that call through them
+(found by bench/impact_vs_tests_js.py on resolve 1.22.10 and qs 6.14.0: `tests affected`
+called 4 of 6 mutated functions safe, and every one of them failed tests)."""
+
+from __future__ import annotations
+
+from graph_helpers import build
+
+# resolve: the package's main re-exports one module's function with another's hung on it
+RESOLVE = {
+    "package.json": '{"name": "resolve", "main": "index.js"}\n',
+    "index.js": ("var async = require('./lib/async');\n"
+                 "async.sync = require('./lib/sync');\n"
+                 "module.exports = async;\n"),
+    "lib/async.js": ("module.exports = function resolve(x, opts, cb) {\n"
+                     "    cb(null, x);\n"
+                     "};\n"),
+    "lib/sync.js": ("module.exports = function resolveSync(x, opts) {\n"
+                    "    function loadAsFileSync(f) {\n        return f;\n    }\n"
+                    "    return loadAsFileSync(x);\n"
+                    "};\n"),
+    "test/sync.js": ("var test = require('tape');\nvar resolve = require('../');\n\n"
+                     "test('sync', function (t) {\n"
+                     "    t.equal(resolve.sync('./a'), './a');\n    t.end();\n});\n"),
+    "test/async.js": ("var test = require('tape');\nvar resolve = require('../');\n\n"
+                      "test('async', function (t) {\n"
+                      "    resolve('./a', {}, function (err, res) { t.end(); });\n});\n"),
+}
+
+# qs: the main (named by package.json) exports an object of the modules' exports
+QS = {
+    "package.json": '{"name": "qs", "main": "lib/index.js"}\n',
+    "lib/index.js": ("var stringify = require('./stringify');\nvar parse = require('./parse');\n"
+                     "module.exports = {\n    parse: parse,\n    stringify: stringify\n};\n"),
+    "lib/utils.js": ("var compact = function compact(value) {\n    return value;\n};\n\n"
+                     "function merge(a, b) {\n    return a;\n}\n\n"
+                     "module.exports = {\n    compact: compact,\n    merge: merge\n};\n"),
+    "lib/parse.js": ("var utils = require('./utils');\n\n"
+                     "module.exports = function (str, opts) {\n"
+                     "    return utils.compact(str);\n};\n"),
+    "lib/stringify.js": ("var utils = require('./utils');\n\n"
+                         "module.exports = function (object, opts) {\n"
+                         "    return utils.merge(object, opts);\n};\n"),
+    "test/parse.js": ("var test = require('tape');\nvar qs = require('../');\n\n"
+                      "test('parse', function (t) {\n"
+                      "    t.deepEqual(qs.parse('a=b'), { a: 'b' });\n    t.end();\n});\n"),
+    "test/stringify.js": ("var test = require('tape');\nvar qs = require('../');\n\n"
+                          "test('stringify', function (t) {\n"
+                          "    t.equal(qs.stringify({ a: 'b' }), 'a=b');\n    t.end();\n});\n"),
+    "test/utils.js": ("var test = require('tape');\nvar utils = require('../lib/utils');\n\n"
+                      "test('merge', function (t) {\n"
+                      "    t.deepEqual(utils.merge({}, {}), {});\n    t.end();\n});\n"),
+}
+
+
+def reached_tests(graph, target: str) -> set[str]:
+    return {t["path"] for t in graph.impact(target, depth=3)["tests"]}
+
+
+def calls_from(graph, path: str) -> dict:
+    return {(e.dst_path, e.dst_symbol): e.how for e in graph.edges(["calls"])
+            if e.src_path == path}
+
+
+def test_a_function_the_main_hangs_on_another_export_is_called_through_it(tree):
+    repo = tree("resolve", RESOLVE)
+    g = build("r", repo)
+    assert calls_from(g, "test/sync.js").get(("lib/sync.js", "resolveSync")) == "resolved"
+    assert calls_from(g, "test/async.js").get(("lib/async.js", "resolve")) == "resolved"
+    assert reached_tests(g, f"{repo}/lib/sync.js::resolveSync.loadAsFileSync") == {"test/sync.js"}
+    assert reached_tests(g, f"{repo}/lib/async.js::resolve") == {"test/async.js"}
+
+
+def test_an_exported_object_literal_names_what_each_member_calls(tree):
+    repo = tree("qs", QS)
+    g = build("r", repo)
+    assert calls_from(g, "test/parse.js").get(("lib/parse.js", "exports")) == "resolved"
+    assert calls_from(g, "test/utils.js").get(("lib/utils.js", "merge")) == "resolved"
+    assert calls_from(g, "lib/parse.js").get(("lib/utils.js", "compact")) == "resolved"
+    assert reached_tests(g, f"{repo}/lib/utils.js::compact") == {"test/parse.js"}
+    assert reached_tests(g, f"{repo}/lib/utils.js::merge") == {"test/stringify.js", "test/utils.js"}
