@@ -66,6 +66,13 @@ def member_export(index, repo: str, path: str, name: str, wants: set,
     return out
 
 
+def exported_values(index, f) -> set[tuple[int, str]]:
+    """(line, name) of each module-level name a file exports (``module.exports = { k: x }``,
+    ``exports.k = x``): an export, not a use of ``x`` by the module (member_export follows
+    what imports it)."""
+    return _table(index, f)["values"]
+
+
 def _value(index, f, table, name: str, wants: set, hops: int) -> list[tuple]:
     """A module-level name: a definition of the file, or what a require bound to it holds."""
     defs = [d.qualname for d in index.defs(f.repo, f.path)
@@ -86,7 +93,8 @@ def _table(index, f) -> dict:
     key = ("cjs", f.repo, f.path)
     table = index.memo.get(key)
     if table is None or table["facts"] is not f:
-        table = {"facts": f, "bind": {}, "export": [], "export_require": [], "props": {}}
+        table = {"facts": f, "bind": {}, "export": [], "export_require": [], "props": {},
+                 "values": set()}
         for r in f.refs_of("cjs_bind"):
             table["bind"].setdefault((r.scope, r.name), r.module)
         for r in f.refs_of("cjs_export"):
@@ -97,5 +105,7 @@ def _table(index, f) -> dict:
             obj, _, prop = r.name.rpartition(".")
             table["props"].setdefault(prop, []).append(
                 (obj or None, r.module, r.kind == "cjs_prop_require"))
+            if r.kind == "cjs_prop_value":
+                table["values"].add((r.line, r.module))
         index.memo[key] = table
     return table

@@ -328,6 +328,9 @@ def _ref_edges(index, f, scope: Scope, res) -> None:
         if kind == "passed" and hits and not _passes_definition(index, f, name, how, scope_sym,
                                                                 classes):
             continue
+        if kind == "passed" and scope_sym is None and _family(f.lang) == "js" and \
+                (line, name) in commonjs.exported_values(index, f):
+            continue
         ekind = REF_KINDS[kind]
         at_import = (ekind == "calls" and how in ("resolved", "inferred") and f.lang == "python"
                      and _runs_at_import(scope_sym, at_import_scopes, line, script_from))

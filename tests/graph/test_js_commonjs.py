@@ -79,3 +79,43 @@ def test_an_exported_object_literal_names_what_each_member_calls(tree):
     assert calls_from(g, "lib/parse.js").get(("lib/utils.js", "compact")) == "resolved"
     assert reached_tests(g, f"{repo}/lib/utils.js::compact") == {"test/parse.js"}
     assert reached_tests(g, f"{repo}/lib/utils.js::merge") == {"test/stringify.js", "test/utils.js"}
+
+
+def test_a_function_passed_as_a_value_is_used_by_the_function_passing_it(tree):
+    """resolve's `var isFile = opts.isFile || defaultIsFile;` and `isFile(file, onex)` with a
+    nested `function onex(err, ex)`: the defaults and callbacks run where they are passed,
+    and no test was found for them (10 and 11 failing test files missed)."""
+    repo = tree("passed", {
+        "package.json": '{"name": "p", "main": "index.js"}\n',
+        "index.js": ("var defaultIsFile = function isFile(file, cb) {\n    cb(null, true);\n};\n\n"
+                     "module.exports = function find(x, opts, cb) {\n"
+                     "    var isFile = opts.isFile || defaultIsFile;\n"
+                     "    var options = { check: defaultIsFile };\n"
+                     "    isFile(x, onex);\n"
+                     "    function onex(err, ex) {\n        cb(err, ex);\n    }\n"
+                     "};\n"),
+        "test/find.js": ("var test = require('tape');\nvar find = require('../');\n\n"
+                         "test('find', function (t) {\n"
+                         "    find('a', {}, function (err, ok) { t.ok(ok); t.end(); });\n});\n"),
+    })
+    g = build("r", repo)
+    refs = {(e.src_symbol, e.dst_symbol) for e in g.edges(["references"])
+            if e.src_path == "index.js" and e.how == "resolved"}
+    assert ("find", "defaultIsFile") in refs and ("find", "find.onex") in refs, refs
+    assert reached_tests(g, f"{repo}/index.js::defaultIsFile") == {"test/find.js"}
+    assert reached_tests(g, f"{repo}/index.js::find.onex") == {"test/find.js"}
+
+
+def test_a_module_that_exports_another_modules_export_is_followed(tree):
+    """resolve's sync.js is `module.exports = require('./lib/sync');` and home_paths_sync.js
+    does `var resolve = require('../sync'); resolve('dot_main')` (12 pairs missed)."""
+    files = dict(RESOLVE)
+    files["sync.js"] = "'use strict';\n\nmodule.exports = require('./lib/sync');\n"
+    files["test/home.js"] = ("var test = require('tape');\nvar resolve = require('../sync');\n\n"
+                             "test('home', function (t) {\n"
+                             "    t.equal(resolve('dot_main'), 'dot_main');\n    t.end();\n});\n")
+    repo = tree("reexport", files)
+    g = build("r", repo)
+    assert calls_from(g, "test/home.js").get(("lib/sync.js", "resolveSync")) == "resolved"
+    assert reached_tests(g, f"{repo}/lib/sync.js::resolveSync") == {"test/sync.js",
+                                                                    "test/home.js"}

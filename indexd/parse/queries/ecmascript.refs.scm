@@ -31,6 +31,7 @@
 ;   reference.cjs_export          `module.exports = x` / `= function x() {}` (@name = x), an
 ;                                 anonymous function there (@name = "exports", its definition)
 ;   reference.cjs_export_require  `module.exports = require('./m')`: @module = the spec
+;                                 (@name = "exports": every reference pattern names one)
 ;   reference.cjs_prop_value      `obj.k = x` (@name = obj.k) and `module.exports = { k: x }` /
 ;                                 `{ x }` (@name = k): @module = x
 ;   reference.cjs_prop_require    the same with `require('./m')` for x: @module = the spec
@@ -51,11 +52,11 @@
   right: [(arrow_function) (function_expression !name) (generator_function !name)]
   (#eq? @_m "module") (#eq? @name "exports")) @reference.cjs_export))
 (program (expression_statement (assignment_expression
-  left: (member_expression object: (identifier) @_m property: (property_identifier) @_e)
+  left: (member_expression object: (identifier) @_m property: (property_identifier) @name)
   right: (call_expression
     function: (identifier) @_require
     arguments: (arguments . (string (string_fragment) @module)))
-  (#eq? @_m "module") (#eq? @_e "exports") (#eq? @_require "require"))
+  (#eq? @_m "module") (#eq? @name "exports") (#eq? @_require "require"))
   @reference.cjs_export_require))
 (program (expression_statement (assignment_expression
   left: (member_expression object: [(identifier) (member_expression)]
@@ -84,3 +85,14 @@
                          function: (identifier) @_require
                          arguments: (arguments . (string (string_fragment) @module)))))
   (#eq? @_m "module") (#eq? @_e "exports") (#eq? @_require "require")) @reference.cjs_prop_require))
+
+;   reference.passed  a name used as a value: an argument (`isFile(file, onex)`), the fallback
+;                     of `||` / `??` (`opts.isFile || defaultIsFile`), a variable's or a
+;                     property's value (`var f = g`, `{ check: g }`); kept only where the file
+;                     defines a function or class of that name (parse/code.py): it runs where
+;                     it is passed (resolve's defaults and nested callbacks)
+(arguments (identifier) @name) @reference.passed
+(binary_expression operator: ["||" "??"] right: (identifier) @name) @reference.passed
+(variable_declarator value: (identifier) @name) @reference.passed
+(pair value: (identifier) @name) @reference.passed
+
