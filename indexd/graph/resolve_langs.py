@@ -60,9 +60,30 @@ def _js_targets(index, f) -> list[Target]:
         if hit is None:
             out.append(Target(r.line, spec, r.name, None, None, None, r.scope))
             continue
-        d = find_definition(index, hit[0], hit[1], r.name)
+        d = (_default_export(index, *hit) if r.kind == "import_default" else None) \
+            or find_definition(index, hit[0], hit[1], r.name)
         out.append(Target(r.line, spec, r.name, hit[0], hit[1], d.qualname if d else None, r.scope))
     return out
+
+
+def _default_export(index, repo: str, path: str):
+    """The definition ``export default`` names in a file (``export default function
+    parseQuery``, ``export default format``; an anonymous one is ``default``), else the
+    CommonJS export an ES import of the file gets; None: unknown."""
+    f = index.files.get((repo, path))
+    if f is None:
+        return None
+    for r in f.refs_of("esm_default"):
+        d = find_definition(index, repo, path, r.name)
+        if d is not None:
+            return d
+    d = find_definition(index, repo, path, "default")
+    if d is not None and d.qualname == "default":
+        return d
+    from .commonjs import default_export
+    hits = default_export(index, repo, path, set())
+    return find_definition(index, *hits[0]) if len(hits) == 1 and hits[0][:2] == (repo, path) \
+        else None
 
 
 def resolve_js(index: RealmIndex, f: FileFacts, spec: str) -> tuple[str, str] | None:

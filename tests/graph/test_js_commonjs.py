@@ -119,3 +119,24 @@ def test_a_module_that_exports_another_modules_export_is_followed(tree):
     assert calls_from(g, "test/home.js").get(("lib/sync.js", "resolveSync")) == "resolved"
     assert reached_tests(g, f"{repo}/lib/sync.js::resolveSync") == {"test/sync.js",
                                                                     "test/home.js"}
+
+
+def test_an_es_module_default_import_names_the_default_export_whatever_its_name(tree):
+    """`import parse from './parse.js'` where parse.js has `export default function
+    parseQuery` (or `export default format`): the import bound the name `parse`, which no
+    definition there has, so every call through it was a name match or nothing."""
+    repo = tree("esm", {
+        "package.json": '{"name": "esm", "type": "module"}\n',
+        "lib/parse.js": "export default function parseQuery(s) {\n    return s;\n}\n",
+        "lib/fmt.js": "function format(x) {\n    return x;\n}\n\nexport default format;\n",
+        "lib/anon.js": "export default function (x) {\n    return x;\n}\n",
+        "test/parse.test.js": ("import parse from '../lib/parse.js';\n"
+                               "import fmt from '../lib/fmt.js';\nimport anon from '../lib/anon.js';\n\n"
+                               "test('p', () => {\n    parse('a');\n    fmt(1);\n    anon(2);\n});\n"),
+    })
+    g = build("r", repo)
+    calls = calls_from(g, "test/parse.test.js")
+    assert calls.get(("lib/parse.js", "parseQuery")) == "resolved", calls
+    assert calls.get(("lib/fmt.js", "format")) == "resolved", calls
+    assert calls.get(("lib/anon.js", "default")) == "resolved", calls
+    assert reached_tests(g, f"{repo}/lib/fmt.js::format") == {"test/parse.test.js"}

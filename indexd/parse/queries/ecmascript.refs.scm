@@ -96,3 +96,12 @@
 (variable_declarator value: (identifier) @name) @reference.passed
 (pair value: (identifier) @name) @reference.passed
 
+
+;   reference.esm_default  the name `export default` gives: `export default function f() {}`,
+;                          `export default class C {}`, `export default x` (graph/resolve_langs.py:
+;                          `import y from './m'` binds y to it, whatever y is called)
+(export_statement "default" declaration: (function_declaration name: (identifier) @name))
+  @reference.esm_default
+(export_statement "default" declaration: (class_declaration name: (_) @name))
+  @reference.esm_default
+(export_statement "default" value: (identifier) @name) @reference.esm_default
