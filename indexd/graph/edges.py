@@ -51,7 +51,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from . import commonjs
+from . import commonjs, js_types
 from .containers import iterated_attributes
 from .model import UNTYPED, Edge, FileFacts, enclosing, is_test_module, is_test_path
 from .resolve import RealmIndex, _py_definer, _py_file, resolve_imports
@@ -737,12 +737,15 @@ def _js_member_targets(index, f, name, receiver, where, scope: Scope, local,
         hits = commonjs.member_export(index, *hit, name, res.wants) if hit else []
         if hits:
             return "resolved", hits
+    built = []
     if root == receiver:    # `const p = new Command(); p.option()`: Command's option
-        hits = [(repo, path, d.qualname) for repo, path, cls in
-                _js_built_class(index, f, root, where, scope, local)
-                for d in _code_defs(index, repo, path, name) if d.qualname == f"{cls}.{name}"]
-        if hits:
-            return "inferred", hits
+        built = _js_built_class(index, f, root, where, scope, local, res.wants)
+    elif (callee := js_types.called(receiver)) is not None:   # `walk(x).forEach()`
+        built = js_types.call_classes(index, f, callee, where, scope, local, res.wants)
+    hits = [(repo, path, d.qualname) for repo, path, cls in built
+            for d in _code_defs(index, repo, path, name) if d.qualname == f"{cls}.{name}"]
+    if hits:
+        return "inferred", hits
     hits = _resolved_targets(index, f, name, scope.imported, scope.files, local)
     # an imported module's own function called as a member is a call through its
     # namespace (`utils.fn()`, `require('./u').fn()`): no other object holds it
@@ -750,30 +753,50 @@ def _js_member_targets(index, f, name, receiver, where, scope: Scope, local,
     return ("resolved", top) if top else ("name_match", hits)
 
 
-def _js_built_class(index, f, var: str, where, scope: Scope, local) -> list[tuple]:
-    """(repo, path, class qualname) that ``var`` holds where every ``new`` it was bound to
-    in its innermost binding scope names one class; [] if unknown or several."""
-    key = ("js new", f.repo, f.path)
+def _js_built_class(index, f, var: str, where, scope: Scope, local, wants: set) -> list[tuple]:
+    """(repo, path, class qualname) that ``var`` holds where every binding of it in its
+    innermost binding scope, ``new C(...)`` or a call returning one (graph/js_types.py),
+    gives one class; [] if unknown or several."""
+    key = ("js built", f.repo, f.path)
     built = index.memo.get(key)
     if built is None:
         built = index.memo[key] = defaultdict(set)
         for r in f.refs_of("bind_new"):
-            built[(r.scope, r.name)].add((r.module or "").rpartition(".")[2])
+            built[(r.scope, r.name)].add(("new", r.module or ""))
+        for r in f.refs_of("js_bind_call"):
+            if r.module != "require":      # `m = require(...)` is commonjs.py's
+                built[(r.scope, r.name)].add(("call", r.module or ""))
     for p in (*enclosing(where), None):
-        names = built.get((p, var))
-        if names is None:
+        bindings = built.get((p, var))
+        if bindings is None:
             continue
-        if len(names) != 1:
-            return []
-        cls = next(iter(names))
-        if cls in scope.imported:
-            return [(repo, path, sym) for repo, path, sym in scope.imported[cls] if sym]
-        if cls in local:
-            return [(f.repo, f.path, q) for q in local[cls] if q == cls]
-        return [(repo, path, cls) for repo, path in sorted(scope.files)
-                if any(d.qualname == cls and d.kind == "class"
-                       for d in _code_defs(index, repo, path, cls))]
+        found: set[tuple] = set()
+        for how, text in bindings:
+            got = (_js_new_class(index, f, text, where, scope, local, wants) if how == "new"
+                   else js_types.call_classes(index, f, text, where, scope, local, wants))
+            if not got:
+                return []
+            found |= set(got)
+        return sorted(found) if len(found) == 1 else []
     return []
+
+
+def _js_new_class(index, f, written: str, where, scope: Scope, local, wants: set) -> list[tuple]:
+    """The class ``new <written>(...)`` builds: imported, the file's own, a member of a
+    required module (``new walk.Walker(x)`` with ``walk.Walker = Walker`` there), or one of
+    that name in a file the file imports."""
+    head, _, cls = written.rpartition(".")
+    if not head and cls in scope.imported:
+        return [(repo, path, sym) for repo, path, sym in scope.imported[cls] if sym]
+    if not head and cls in local:
+        return [(f.repo, f.path, q) for q in local[cls] if q == cls]
+    if head and "." not in head and head not in local:
+        hit = commonjs.required_file(index, f, head, where)
+        got = commonjs.member_export(index, *hit, cls, wants) if hit else []
+        if got:
+            return [t for t in got if js_types.is_class(index, *t)]
+    return [(repo, path, cls) for repo, path in sorted(scope.files)
+            if js_types.is_class(index, repo, path, cls)]
 
 
 def _note_own_method(index, f, name, line, scope_sym, res, noted: set[tuple]) -> None:

@@ -140,3 +140,49 @@ def test_an_es_module_default_import_names_the_default_export_whatever_its_name(
     assert calls.get(("lib/fmt.js", "format")) == "resolved", calls
     assert calls.get(("lib/anon.js", "default")) == "resolved", calls
     assert reached_tests(g, f"{repo}/lib/fmt.js::format") == {"test/parse.test.js"}
+
+
+WALKER = ("function Walker(obj) {\n    this.value = obj;\n}\n\n"
+          "Walker.prototype.forEach = function (cb) {\n    return cb(this.value);\n};\n\n"
+          "Walker.prototype.map = function map(cb) {\n    return cb(this.value);\n};\n\n"
+          "function walk(obj) {\n    return new Walker(obj);\n}\n\n"
+          "module.exports = walk;\nwalk.Walker = Walker;\n")
+
+
+def test_prototype_methods_are_methods_of_their_function(tree):
+    """ES5 classes (`Walker.prototype.forEach = function (cb) {...}`) had no symbol at all:
+    nothing to search, nothing `impact` could be asked about."""
+    repo = tree("proto", {
+        "lib/walk.js": WALKER,
+        "test/each.js": ("var test = require('tape');\nvar walk = require('../lib/walk');\n\n"
+                         "test('each', function (t) {\n"
+                         "    var w = new walk.Walker([1]);\n    w.forEach(function (x) { t.ok(x); });\n"
+                         "    t.end();\n});\n"),
+    })
+    g = build("r", repo)
+    methods = {d.qualname: d.kind for d in g.indexes["r"].defs(repo.as_posix(), "lib/walk.js")}
+    assert methods.get("Walker.forEach") == "method" and methods.get("Walker.map") == "method"
+    assert calls_from(g, "test/each.js").get(("lib/walk.js", "Walker.forEach")) == "inferred"
+    assert reached_tests(g, f"{repo}/lib/walk.js::Walker.forEach") == {"test/each.js"}
+    assert reached_tests(g, f"{repo}/lib/walk.js::Walker.map") == set()
+
+
+def test_a_call_returning_new_gives_its_value_that_class(tree):
+    """`var w = walk(x); w.map(...)` and `walk(x).forEach(...)`, where every `return` of walk
+    is `new Walker(...)`: calls of Walker's methods, inferred (they were name matches); a
+    function that may return something else gives no class."""
+    repo = tree("returns", {
+        "lib/walk.js": WALKER + ("\nfunction either(x) {\n    if (x) {\n        return new Walker(x);\n"
+                                 "    }\n    return x;\n}\nwalk.either = either;\n"),
+        "test/map.js": ("var test = require('tape');\nvar walk = require('../lib/walk');\n\n"
+                        "test('map', function (t) {\n    var w = walk([2]);\n    w.map(String);\n"
+                        "    t.end();\n});\n"),
+        "test/each.js": ("var test = require('tape');\nvar walk = require('../lib/walk');\n\n"
+                         "test('each', function (t) {\n    walk([3]).forEach(String);\n"
+                         "    var e = walk.either(0);\n    e.map(String);\n    t.end();\n});\n"),
+    })
+    g = build("r", repo)
+    assert calls_from(g, "test/map.js").get(("lib/walk.js", "Walker.map")) == "inferred"
+    each = calls_from(g, "test/each.js")
+    assert each.get(("lib/walk.js", "Walker.forEach")) == "inferred", each
+    assert each.get(("lib/walk.js", "Walker.map")) in (None, "name_match"), each

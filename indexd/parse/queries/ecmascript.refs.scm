@@ -105,3 +105,14 @@
 (export_statement "default" declaration: (class_declaration name: (_) @name))
   @reference.esm_default
 (export_statement "default" value: (identifier) @name) @reference.esm_default
+
+; What a call returns (graph/js_types.py): `var w = walk(obj)` (@name = w, @module = the callee
+; as written) and each `return <value>` (@name = "return", @module = the value as written): a
+; function whose every return is `new C(...)` gives its callers' values the class C.
+(variable_declarator
+  name: (identifier) @name
+  value: (call_expression function: [(identifier) (member_expression)] @module)) @reference.js_bind_call
+(assignment_expression
+  left: (identifier) @name
+  right: (call_expression function: [(identifier) (member_expression)] @module)) @reference.js_bind_call
+(return_statement "return" @name . (_) @module) @reference.js_return

@@ -9,6 +9,16 @@
 ; because they sit inside a class.
 (method_definition name: (_) @name) @definition.function
 
+; ES5 classes: `Walker.prototype.forEach = function (cb) {...}` is a method of Walker
+; (@receiver: the qualname's parent, as Go's receivers are).
+(expression_statement
+  (assignment_expression
+    left: (member_expression
+      object: (member_expression object: (identifier) @receiver property: (property_identifier) @_proto)
+      property: (property_identifier) @name)
+    right: [(function_expression) (arrow_function) (generator_function)])
+  (#eq? @_proto "prototype")) @definition.method
+
 ; Class fields holding a function: `handle = () => {}`.
 (field_definition
   property: (property_identifier) @name

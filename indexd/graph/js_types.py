@@ -1,0 +1,68 @@
+"""The class a JavaScript value holds when the source states it: a variable every ``new C(...)``
+in its scope built from one class (edges.py), and, here, the value of a call of a function
+every ``return`` of which is ``new C(...)``: ``function walk(obj) { return new Walker(obj); }``
+makes ``walk(x).forEach(...)`` and ``var w = walk(x); w.map(...)`` calls of Walker's methods.
+An ES5 class is a function with prototype methods (``Walker.prototype.forEach = ...``, which
+the parser names ``Walker.forEach``). Anything less certain gives no class."""
+
+from __future__ import annotations
+
+import re
+
+from . import commonjs
+
+_CALLEE = re.compile(r"^([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)?)\(")
+
+
+def is_class(index, repo: str, path: str, name: str) -> bool:
+    """A class, or a function with methods under it (an ES5 constructor)."""
+    defs = index.defs(repo, path)
+    return any(d.qualname == name and d.kind == "class" for d in defs) or (
+        any(d.qualname == name and d.kind == "function" for d in defs)
+        and any(d.kind == "method" and d.qualname.startswith(name + ".") for d in defs))
+
+
+def called(receiver: str) -> str | None:
+    """``walk([3])`` -> ``walk``, ``lib.walk(x)`` -> ``lib.walk``; None: not one call."""
+    m = _CALLEE.match(receiver)
+    return m.group(1) if m and receiver.endswith(")") and receiver.count("(") == 1 else None
+
+
+def call_classes(index, f, callee: str, where, scope, local, wants: set) -> list[tuple]:
+    """(repo, path, class) the call of ``callee`` returns; [] unless every function it may
+    be returns ``new`` of one and the same class."""
+    out = set()
+    funcs = _callees(index, f, callee, where, scope, local, wants)
+    for repo, path, func in funcs:
+        got = _returned(index, repo, path, func)
+        if not got:
+            return []
+        out |= set(got)
+    return sorted(out) if len(out) == 1 else []
+
+
+def _callees(index, f, callee: str, where, scope, local, wants: set) -> list[tuple]:
+    head, _, member = callee.partition(".")
+    if not member:
+        if head in local:
+            return [(f.repo, f.path, q) for q in local[head] if "." not in q]
+        if head in scope.imported:
+            return [t for t in scope.imported[head] if t[2]]
+        hit = commonjs.required_file(index, f, head, where)
+        return commonjs.default_export(index, *hit, wants) if hit else []
+    hit = commonjs.required_file(index, f, head, where) if head not in local else None
+    return commonjs.member_export(index, *hit, member, wants) if hit else []
+
+
+def _returned(index, repo: str, path: str, func: str) -> list[tuple]:
+    f = index.files.get((repo, path))
+    if f is None:
+        return []
+    values = [r.module or "" for r in f.refs_of("js_return") if r.scope == func]
+    if not values or not all(v.startswith("new ") for v in values):
+        return []
+    names = {v[4:].split("(", 1)[0].strip().rpartition(".")[2] for v in values}
+    if len(names) != 1:
+        return []
+    cls = names.pop()
+    return [(repo, path, cls)] if is_class(index, repo, path, cls) else []
