@@ -721,10 +721,12 @@ def _js_member_targets(index, f, name, receiver, where, scope: Scope, local,
     an imported file is a guess (commander's ``argument.default()`` also "resolved" to
     ``Option.default``): a name match."""
     root = _JS_ROOT.split(receiver, 1)[0]
-    if root == "this":
-        cls = next((p for p in enclosing(where) if p in classes), None)
-        if cls is not None and f"{cls}.{name}" in local.get(name, ()):
-            return "inferred", [(f.repo, f.path, f"{cls}.{name}")]
+    if root == "this":     # a class's method, or an ES5 constructor's prototype method
+        cls = next((p for p in enclosing(where) if p in classes
+                    or js_types.is_class(index, f.repo, f.path, p)), None)
+        method = js_types.method_of(index, f.repo, f.path, cls, name) if cls else None
+        if method is not None:
+            return "inferred", [(f.repo, f.path, method)]
     elif root == receiver and root in scope.imported:
         hits = [(repo, path, d.qualname) for repo, path, sym in scope.imported[root]
                 for d in _code_defs(index, repo, path, name)
@@ -742,8 +744,8 @@ def _js_member_targets(index, f, name, receiver, where, scope: Scope, local,
         built = _js_built_class(index, f, root, where, scope, local, res.wants)
     elif (callee := js_types.called(receiver)) is not None:   # `walk(x).forEach()`
         built = js_types.call_classes(index, f, callee, where, scope, local, res.wants)
-    hits = [(repo, path, d.qualname) for repo, path, cls in built
-            for d in _code_defs(index, repo, path, name) if d.qualname == f"{cls}.{name}"]
+    hits = [(repo, path, q) for repo, path, cls in built
+            if (q := js_types.method_of(index, repo, path, cls, name))]
     if hits:
         return "inferred", hits
     hits = _resolved_targets(index, f, name, scope.imported, scope.files, local)
@@ -790,6 +792,11 @@ def _js_new_class(index, f, written: str, where, scope: Scope, local, wants: set
         return [(repo, path, sym) for repo, path, sym in scope.imported[cls] if sym]
     if not head and cls in local:
         return [(f.repo, f.path, q) for q in local[cls] if q == cls]
+    if not head:    # `var E = require('events'); new E()`: what the module exports
+        hit = commonjs.required_file(index, f, cls, where)
+        got = commonjs.default_export(index, *hit, wants) if hit else []
+        if got:
+            return [t for t in got if js_types.is_class(index, *t)]
     if head and "." not in head and head not in local:
         hit = commonjs.required_file(index, f, head, where)
         got = commonjs.member_export(index, *hit, cls, wants) if hit else []

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from operator import itemgetter
 
-from .model import Edge, node_label
+from .model import Edge, is_test_module, node_label
 
 KIND_WEIGHT = {"imports": 1.0, "calls": 1.0, "references": 0.9, "tests": 1.0, "package": 0.9,
                "documents": 0.7, "config": 0.8, "co_change": 0.6}
@@ -188,20 +188,36 @@ def tests_walk(seeds: list[Node], step, budget: int | None, kinds=None,
     a name match is a guess, and a chain of guesses reaches everything, so name
     matches count only within impact's own depth (and once more: ``guess_seeds``). A
     module's own code (a file node reached by a module-level call) is not walked up:
-    what runs at import is import_time.py's, which follows the importers instead.
+    what runs at import is import_time.py's, which follows the importers instead; but a
+    JavaScript test module is walked up to the test modules requiring it.
     ``known``: nodes an earlier walk expanded, not expanded again (it found what is
     above them)."""
     seed_set = set(starts or seeds)
     known = known or {}
 
     def trusted_step(node: Node):
-        if (node[3] is None or node in known) and node not in seed_set:
+        if node in known and node not in seed_set:
             return ()
+        if node[3] is None and node not in seed_set:
+            # a JavaScript test module's checks run when it is required: a test module
+            # requiring it (Node's events: tests/index.js requires every test) runs them
+            if not runs_when_required(node[2]):
+                return ()
+            return [e for e in step(node) if e.kind == "imports" and is_test_module(e.src_path)]
         return step(node)
 
     wanted = [k for k in TESTS_KINDS if kinds is None or k in kinds]
     return walk(seeds, trusted_step, TESTS_DEPTH, wanted, reverse=True, budget=budget,
                 hows=TESTS_HOW, starts=starts)
+
+
+JS_SUFFIXES = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts")
+
+
+def runs_when_required(path: str) -> bool:
+    """A JavaScript/TypeScript test module: its checks run at import (tape, node's own
+    tests), so whatever requires it runs them too."""
+    return path.endswith(JS_SUFFIXES) and is_test_module(path)
 
 
 def guess_seeds(deep: Walk, step, kinds=None) -> dict:

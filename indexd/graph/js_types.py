@@ -22,6 +22,21 @@ def is_class(index, repo: str, path: str, name: str) -> bool:
         and any(d.kind == "method" and d.qualname.startswith(name + ".") for d in defs))
 
 
+def method_of(index, repo: str, path: str, cls: str, name: str) -> str | None:
+    """The qualname ``cls.name`` runs: the method, or the one a prototype alias names
+    (``Emitter.prototype.on = Emitter.prototype.addListener``); None: neither."""
+    defs = {d.qualname for d in index.defs(repo, path)}
+    if f"{cls}.{name}" in defs:
+        return f"{cls}.{name}"
+    f = index.files.get((repo, path))
+    for r in f.refs_of("js_alias") if f is not None else ():
+        if r.name == f"{cls}.prototype.{name}":
+            target = (r.module or "").replace(".prototype.", ".", 1)
+            if target in defs:
+                return target
+    return None
+
+
 def called(receiver: str) -> str | None:
     """``walk([3])`` -> ``walk``, ``lib.walk(x)`` -> ``lib.walk``; None: not one call."""
     m = _CALLEE.match(receiver)

@@ -186,3 +186,52 @@ def test_a_call_returning_new_gives_its_value_that_class(tree):
     each = calls_from(g, "test/each.js")
     assert each.get(("lib/walk.js", "Walker.forEach")) == "inferred", each
     assert each.get(("lib/walk.js", "Walker.map")) in (None, "name_match"), each
+
+
+EMITTER = ("function Emitter() {\n    this.handlers = {};\n}\nmodule.exports = Emitter;\n\n"
+           "function checkHandler(h) {\n    if (typeof h !== 'function') throw new TypeError('h');\n}\n\n"
+           "function wrapOnce() {\n    return this.h.apply(this.target, arguments);\n}\n\n"
+           "Emitter.prototype.addHandler = function addHandler(type, h) {\n"
+           "    checkHandler(h);\n    this.handlers[type] = h;\n    return this;\n};\n\n"
+           "Emitter.prototype.on = Emitter.prototype.addHandler;\n\n"
+           "Emitter.prototype.once = function once(type, h) {\n"
+           "    return this.on(type, wrapOnce.bind({ h: h, target: this }));\n};\n")
+
+
+def test_a_prototype_alias_and_a_bound_function_are_followed(tree):
+    """`Emitter.prototype.on = Emitter.prototype.addHandler` (tests call `ee.on(...)`) and
+    `wrapOnce.bind(state)` (a use of wrapOnce): Node's events module is written this way."""
+    repo = tree("emitter", {
+        "package.json": '{"name": "emitter", "main": "./emitter.js"}\n',
+        "emitter.js": EMITTER,
+        "tests/on.js": ("var assert = require('assert');\nvar Emitter = require('../');\n\n"
+                        "var ee = new Emitter();\nee.on('x', function () {});\n"
+                        "assert.ok(ee.handlers.x);\n"),
+        "tests/once.js": ("var E = require('../');\n\nvar ee = new E();\n"
+                          "ee.once('y', function () {});\n"),
+    })
+    g = build("r", repo)
+    assert calls_from(g, "tests/on.js").get(("emitter.js", "Emitter.addHandler")) == "inferred"
+    assert calls_from(g, "tests/once.js").get(("emitter.js", "Emitter.once")) == "inferred"
+    assert reached_tests(g, f"{repo}/emitter.js::checkHandler") == {"tests/on.js",
+                                                                   "tests/once.js"}
+    assert reached_tests(g, f"{repo}/emitter.js::wrapOnce") == {"tests/once.js"}
+
+
+def test_a_test_module_requiring_another_runs_its_tests(tree):
+    """Node's events tests: tests/index.js is `require('./add-listeners.js'); require(...)`
+    for every test file, each running its checks at import: it fails with any of them."""
+    repo = tree("runner", {
+        "package.json": '{"name": "emitter", "main": "./emitter.js"}\n',
+        "emitter.js": EMITTER,
+        "tests/on.js": ("var assert = require('assert');\nvar Emitter = require('../');\n\n"
+                        "var ee = new Emitter();\nee.on('x', function () {});\n"),
+        "tests/index.js": "require('./on.js');\n",
+        "tests/suite.js": "require('./index.js');\n",
+        "tests/common.js": "exports.noop = function () {};\n",
+    })
+    g = build("r", repo)
+    # four hops up (checkHandler <- addHandler <- on.js <- index.js <- suite.js): past the
+    # depth impact walks every edge to, so only the tests walk finds the runners
+    assert reached_tests(g, f"{repo}/emitter.js::checkHandler") == {
+        "tests/on.js", "tests/index.js", "tests/suite.js"}

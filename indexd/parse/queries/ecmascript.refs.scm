@@ -116,3 +116,18 @@
   left: (identifier) @name
   right: (call_expression function: [(identifier) (member_expression)] @module)) @reference.js_bind_call
 (return_statement "return" @name . (_) @module) @reference.js_return
+
+; ES5 method aliases: `Emitter.prototype.on = Emitter.prototype.addListener` (@name = the
+; alias's path, @module = the method's): a call of `x.on(...)` runs addListener (js_types.py)
+(program (expression_statement (assignment_expression
+  left: (member_expression
+    object: (member_expression object: (identifier) property: (property_identifier) @_p1)
+    property: (property_identifier)) @name
+  right: (member_expression
+    object: (member_expression object: (identifier) property: (property_identifier) @_p2)
+    property: (property_identifier)) @module
+  (#eq? @_p1 "prototype") (#eq? @_p2 "prototype")) @reference.js_alias))
+; `f.bind(x)`, `f.call(x)`, `f.apply(x, args)`: a use of f (kept where the file defines f)
+(call_expression
+  function: (member_expression object: (identifier) @name property: (property_identifier) @_m)
+  (#match? @_m "^(bind|call|apply)$")) @reference.passed
