@@ -58,12 +58,27 @@ def member_export(index, repo: str, path: str, name: str, wants: set,
             out += default_export(index, *hit, wants, hops + 1) if hit else []
         else:
             out += _value(index, f, table, value, wants, hops)
+    if not out:     # `var posix = { join: function () {} }; module.exports = posix`
+        defs = {d.qualname for d in index.defs(repo, path)}
+        out = [(repo, path, f"{h}.{name}") for h in table["export"] if f"{h}.{name}" in defs]
     if not out:     # `module.exports = require('./lib')`: that file's member
         for spec in table["export_require"]:
             hit = _resolve(index, f, spec)
             if hit:
                 out += member_export(index, *hit, name, wants, hops + 1)
     return out
+
+
+def is_export_alias(index, repo: str, path: str, name: str) -> bool:
+    """Is ``module.exports.name`` the exported object itself (``posix.posix = posix;
+    module.exports = posix``: Node's ``path.posix``)?"""
+    f = index.files.get((repo, path))
+    if f is None:
+        return False
+    table = _table(index, f)
+    holders = set(EXPORTS) | set(table["export"])
+    return any(not required and value in table["export"] and (obj is None or obj in holders)
+               for obj, value, required in table["props"].get(name, ()))
 
 
 def exported_values(index, f) -> set[tuple[int, str]]:

@@ -299,7 +299,8 @@ def _ref_edges(index, f, scope: Scope, res) -> None:
             elif f.lang == "python":
                 how, hits = _python_targets(index, f, name, receiver, scope_sym, scope, local,
                                             classes)
-            elif receiver is not None and _family(f.lang) == "js" and kind in CALL_REFS:
+            elif receiver is not None and _family(f.lang) == "js" and (
+                    kind in CALL_REFS or kind == "attribute"):
                 how, hits = _js_member_targets(index, f, name, receiver, scope_sym, scope,
                                                local, classes, res)
             elif _family(f.lang) == "js" and kind in CALL_REFS and (
@@ -331,6 +332,8 @@ def _ref_edges(index, f, scope: Scope, res) -> None:
         if kind == "passed" and scope_sym is None and _family(f.lang) == "js" and \
                 (line, name) in commonjs.exported_values(index, f):
             continue
+        if kind == "attribute" and how == "name_match" and _family(f.lang) == "js":
+            continue    # `f(opts.name)`: a member passed is a use only where it resolves
         ekind = REF_KINDS[kind]
         at_import = (ekind == "calls" and how in ("resolved", "inferred") and f.lang == "python"
                      and _runs_at_import(scope_sym, at_import_scopes, line, script_from))
@@ -720,7 +723,17 @@ def _js_member_targets(index, f, name, receiver, where, scope: Scope, local,
     module's or class's member (resolved). Any other receiver's method found by name in
     an imported file is a guess (commander's ``argument.default()`` also "resolved" to
     ``Option.default``): a name match."""
+    if name in ("apply", "call") and "." in receiver and "(" not in receiver:
+        # `path.join.apply(null, args)`: a call of path.join
+        receiver, _, name = receiver.rpartition(".")
     root = _JS_ROOT.split(receiver, 1)[0]
+    head, dot, member = receiver.partition(".")
+    if dot and root == head and "." not in member and head not in local \
+            and head not in scope.imported:
+        # `path.posix.join()` where the module's `posix.posix = posix`: its own member
+        hit = commonjs.required_file(index, f, head, where)
+        if hit and commonjs.is_export_alias(index, *hit, member):
+            receiver = root
     if root == "this":     # a class's method, or an ES5 constructor's prototype method
         cls = next((p for p in enclosing(where) if p in classes
                     or js_types.is_class(index, f.repo, f.path, p)), None)
@@ -733,6 +746,9 @@ def _js_member_targets(index, f, name, receiver, where, scope: Scope, local,
                 if d.qualname == (f"{sym}.{name}" if sym else name)]
         if hits:
             return "resolved", hits
+    if root == receiver and f"{root}.{name}" in local.get(name, ()):
+        # `posix.normalize()` where the file's `var posix = { normalize: function ... }`
+        return "resolved", [(f.repo, f.path, f"{root}.{name}")]
     if root == receiver and root not in scope.imported and root not in local:
         # `const m = require('./m'); m.name()`: what m's module exports as name
         hit = commonjs.required_file(index, f, root, where)

@@ -235,3 +235,69 @@ def test_a_test_module_requiring_another_runs_its_tests(tree):
     # depth impact walks every edge to, so only the tests walk finds the runners
     assert reached_tests(g, f"{repo}/emitter.js::checkHandler") == {
         "tests/on.js", "tests/index.js", "tests/suite.js"}
+
+
+def test_functions_in_an_object_literal_are_its_members(tree):
+    """`var posix = { resolve: function resolve() {...}, join: function () {...} };
+    module.exports = posix;` (Node's path module for browsers): no symbol for either, so
+    nothing to search, ask about or reach."""
+    repo = tree("objlit", {
+        "package.json": '{"name": "p", "main": "index.js"}\n',
+        "index.js": ("function normalizeString(p) {\n    return p;\n}\n\n"
+                     "var posix = {\n"
+                     "  resolve: function resolve() {\n    return normalizeString('/');\n  },\n"
+                     "  join: function () {\n    return posix.normalize('a');\n  },\n"
+                     "  normalize: function normalize(p) {\n    return normalizeString(p);\n  }\n"
+                     "};\n\nmodule.exports = posix;\n"),
+        "test/join.js": ("var test = require('tape');\nvar path = require('../');\n\n"
+                         "test('join', function (t) {\n    t.equal(path.join('a'), 'a');\n"
+                         "    t.end();\n});\n"),
+        "test/resolve.js": ("var test = require('tape');\nvar path = require('../');\n\n"
+                            "test('resolve', function (t) {\n    t.ok(path.resolve());\n"
+                            "    t.end();\n});\n"),
+    })
+    g = build("r", repo)
+    kinds = {d.qualname: d.kind for d in g.indexes["r"].defs(repo.as_posix(), "index.js")}
+    assert {"posix.resolve", "posix.join", "posix.normalize"} <= set(kinds), kinds
+    assert calls_from(g, "test/join.js").get(("index.js", "posix.join")) == "resolved"
+    assert reached_tests(g, f"{repo}/index.js::posix.normalize") == {"test/join.js"}
+    assert reached_tests(g, f"{repo}/index.js::normalizeString") == {"test/join.js",
+                                                                    "test/resolve.js"}
+
+
+def test_a_method_through_the_exports_own_alias_and_apply_is_a_call(tree):
+    """path-browserify's tests call `path.posix.join.apply(null, args)`, where index.js does
+    `posix.posix = posix; module.exports = posix`: a call of posix.join."""
+    repo = tree("selfalias", {
+        "package.json": '{"name": "p", "main": "index.js"}\n',
+        "index.js": ("var posix = {\n  join: function join() {\n    return 'a';\n  }\n};\n\n"
+                     "posix.posix = posix;\n\nmodule.exports = posix;\n"),
+        "test/join.js": ("var test = require('tape');\nvar path = require('../');\n\n"
+                         "test('join', function (t) {\n"
+                         "    t.equal(path.posix.join.apply(null, ['a']), 'a');\n"
+                         "    t.equal(path.join.call(null, 'a'), 'a');\n    t.end();\n});\n"),
+    })
+    g = build("r", repo)
+    assert calls_from(g, "test/join.js").get(("index.js", "posix.join")) == "resolved"
+    assert reached_tests(g, f"{repo}/index.js::posix.join") == {"test/join.js"}
+
+
+def test_a_method_passed_by_its_path_is_used(tree):
+    """path-browserify's test-path.js: `fail(t, path.posix.join, test)` passes the function
+    for a helper to call; a data member passed (`f(opts.name)`) is no such use."""
+    repo = tree("passedpath", {
+        "package.json": '{"name": "p", "main": "index.js"}\n',
+        "index.js": ("var posix = {\n  join: function join() {\n    return 'a';\n  },\n"
+                     "  sep: '/'\n};\n\nposix.posix = posix;\n\nmodule.exports = posix;\n"),
+        "test/fail.js": ("var test = require('tape');\nvar path = require('../');\n\n"
+                         "function fail(t, fn) {\n    t.throws(function () { fn(); });\n}\n\n"
+                         "test('fails', function (t) {\n    fail(t, path.posix.join);\n"
+                         "    t.ok(String(path.sep));\n    t.end();\n});\n"),
+    })
+    g = build("r", repo)
+    refs = {(e.dst_path, e.dst_symbol): e.how for e in g.edges(["references"])
+            if e.src_path == "test/fail.js"}
+    assert refs.get(("index.js", "posix.join")) == "resolved", refs
+    assert reached_tests(g, f"{repo}/index.js::posix.join") == {"test/fail.js"}
+    assert not [e for e in g.edges(["references"]) if e.how == "name_match"
+                and e.src_path == "test/fail.js"]

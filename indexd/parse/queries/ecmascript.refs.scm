@@ -131,3 +131,7 @@
 (call_expression
   function: (member_expression object: (identifier) @name property: (property_identifier) @_m)
   (#match? @_m "^(bind|call|apply)$")) @reference.passed
+; a member passed as an argument, `fail(t, path.posix.join)`: @module = the receiver; kept
+; only where it resolves (graph/edges.py: a data member is no definition), never name-matched
+(arguments (member_expression object: (_) @module property: (property_identifier) @name))
+  @reference.attribute

@@ -19,6 +19,19 @@
     right: [(function_expression) (arrow_function) (generator_function)])
   (#eq? @_proto "prototype")) @definition.method
 
+; Functions in a module-level object literal: `var posix = { resolve: function () {...} }` is
+; a method of posix (Node's path module for browsers).
+(program (variable_declaration
+  (variable_declarator
+    name: (identifier) @receiver
+    value: (object (pair key: (property_identifier) @name
+                         value: [(function_expression) (arrow_function) (generator_function)]) @definition.method))))
+(program (lexical_declaration
+  (variable_declarator
+    name: (identifier) @receiver
+    value: (object (pair key: (property_identifier) @name
+                         value: [(function_expression) (arrow_function) (generator_function)]) @definition.method))))
+
 ; Class fields holding a function: `handle = () => {}`.
 (field_definition
   property: (property_identifier) @name
