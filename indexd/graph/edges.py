@@ -121,6 +121,8 @@ def file_edges(index: RealmIndex, f: FileFacts) -> FileResult:
             constant_read_edges(index, f, scope, res)
             dunder_edges(index, f, scope, res)
             dispatch_edges(index, f, scope, res)
+        if _family(f.lang) == "js":     # `table[key]` over an object literal of functions
+            js_types.keyed_member_edges(index, f, res, _edge)
         if is_test_path(f.path):
             _test_edges(f, res)
     return res

@@ -81,3 +81,27 @@ def _returned(index, repo: str, path: str, func: str) -> list[tuple]:
         return []
     cls = names.pop()
     return [(repo, path, cls)] if is_class(index, repo, path, cls) else []
+
+
+def keyed_member_edges(index, f, res, make_edge) -> None:
+    """``table[key]`` where ``table`` is the file's module-level object literal of functions
+    (``var generators = { brackets: function ..., repeat: ... }``): a ``references`` edge,
+    inferred, from the reading symbol to each of them; the key decides which at run time.
+    A local of that name (``function f(generators) {...}``) is the file's object all the
+    same here: JavaScript records no local bindings yet."""
+    refs = f.refs_of("js_keyed")
+    if not refs:
+        return
+    members: dict[str, list[str]] = {}
+    for d in f.defs:
+        owner, dot, _ = d.qualname.rpartition(".")
+        if dot and d.kind == "method" and "." not in owner:
+            members.setdefault(owner, []).append(d.qualname)
+    seen: set[tuple] = set()
+    for r in refs:
+        for q in members.get(r.name, ()) if not is_class(index, f.repo, f.path, r.name) else ():
+            if (r.scope, q) not in seen and q != r.scope:
+                seen.add((r.scope, q))
+                res.edges.append(make_edge(f, "references", r.scope, f.repo, f.path, q,
+                                           r.line, "inferred"))
+

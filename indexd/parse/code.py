@@ -456,12 +456,15 @@ def _build_references(refs, entries: list[Entry], data: bytes,
     # a name passed as an argument is a reference only where the file defines it: most
     # are variables, and every reference kept is a stored row
     defined = {e.name for e in entries if e.kind in PASSABLE}
+    owners = {e.parent for e in entries if e.kind == "method" and e.parent}
     for k, (kind, node, module) in enumerate(refs):
         if k % CHECK_EVERY == 0:
             deadline.check()
         line = node.start_point[0] + 1
         name = data[node.start_byte:node.end_byte].decode("utf-8", "replace")
         if kind in DEFINED_ONLY and name not in defined:
+            continue
+        if kind == "js_keyed" and name not in owners:   # `xs[i]`: no object of functions
             continue
         text = _text(module, data)[:MAX_MODULE] if module is not None else None
         if kind == "named" and text == "__all__":

@@ -301,3 +301,28 @@ def test_a_method_passed_by_its_path_is_used(tree):
     assert reached_tests(g, f"{repo}/index.js::posix.join") == {"test/fail.js"}
     assert not [e for e in g.edges(["references"]) if e.how == "name_match"
                 and e.src_path == "test/fail.js"]
+
+
+def test_a_member_looked_up_by_key_may_be_any_function_of_the_object(tree):
+    """qs' stringify: `var generateArrayPrefix = arrayPrefixGenerators[options.arrayFormat];`
+    over `var arrayPrefixGenerators = { brackets: function ..., indices: function ... }`:
+    whichever the key names runs there."""
+    repo = tree("bykey", {
+        "package.json": '{"name": "q", "main": "lib/stringify.js"}\n',
+        "lib/stringify.js": ("var generators = {\n"
+                             "    brackets: function brackets(p) {\n        return p + '[]';\n    },\n"
+                             "    repeat: function repeat(p) {\n        return p;\n    }\n};\n\n"
+                             "module.exports = function (obj, opts) {\n"
+                             "    var gen = generators[opts.arrayFormat];\n    return gen('a');\n};\n"),
+        "test/stringify.js": ("var test = require('tape');\nvar stringify = require('../');\n\n"
+                              "test('s', function (t) {\n"
+                              "    t.equal(stringify({}, { arrayFormat: 'repeat' }), 'a');\n"
+                              "    t.end();\n});\n"),
+    })
+    g = build("r", repo)
+    refs = {(e.src_symbol, e.dst_symbol): e.how for e in g.edges(["references"])
+            if e.src_path == "lib/stringify.js"}
+    assert refs.get(("exports", "generators.brackets")) == "inferred", refs
+    assert refs.get(("exports", "generators.repeat")) == "inferred", refs
+    assert reached_tests(g, f"{repo}/lib/stringify.js::generators.brackets") == {
+        "test/stringify.js"}

@@ -135,3 +135,6 @@
 ; only where it resolves (graph/edges.py: a data member is no definition), never name-matched
 (arguments (member_expression object: (_) @module property: (property_identifier) @name))
   @reference.attribute
+; `table[key]` on a name: when the file's module-level object literal of that name holds
+; functions, whichever the key names may run there (graph/js_types.py, keyed_member_edges)
+(subscript_expression object: (identifier) @name) @reference.js_keyed
