@@ -266,6 +266,18 @@ def store_snapshot(home):
             sorted((f.path, f.hash, f.status) for f in files.values()))
 
 
+def committed_file_rows(home) -> int:
+    """Rows of the files table as committed so far, read without opening a Store (which
+    may write its meta): 0 while the table does not exist yet."""
+    import lancedb
+
+    path = home / "data" / "lancedb"
+    try:
+        return lancedb.connect(str(path)).open_table("files").count_rows()
+    except Exception:  # noqa: BLE001 - not created yet, or mid-commit: ask again
+        return 0
+
+
 def assert_matches_fresh(home, repo_path, tmp_path, name="fresh"):
     got, want = store_snapshot(home), fresh_snapshot(repo_path, tmp_path, name)
     for i, what in ((1, "files"), (0, "entries")):

@@ -6,10 +6,9 @@ import json
 import os
 import signal
 import subprocess
-import time
 
-from testlib import (BIN, fresh_snapshot, run_cli, settings_with_realm, store_snapshot,
-                     wait_until)
+from testlib import (BIN, committed_file_rows, fresh_snapshot, run_cli, settings_with_realm,
+                     store_snapshot, wait_until)
 
 
 def symbols_found(d, query, **kw):
@@ -92,10 +91,9 @@ def test_sigkill_mid_index_then_restart_matches_fresh(git_repo, daemon, tmp_path
     git_repo.commit()
     settings_with_realm("work", git_repo.path)
     d = daemon(wait=False)
-    # Kill once the first batch has landed but before the index is complete.
-    wait_until(lambda: "batch" in d.output() or (d.home / "data" / "lancedb" / "files.lance").exists(),
-               timeout=60, what="indexing to start")
-    time.sleep(0.5)
+    # Killed as soon as the first files' rows are committed, with the index not complete
+    # (a condition, not a sleep: a fast machine could finish in any fixed delay).
+    wait_until(lambda: committed_file_rows(d.home) > 0, timeout=120, what="the first rows committed")
     d.kill(signal.SIGKILL)
     partial = store_snapshot(d.home)[1] if (d.home / "data" / "lancedb" / "files.lance").exists() else []
     assert len(partial) < 1500, "the daemon finished before it was killed: nothing was tested"

@@ -18,7 +18,8 @@ import time
 from pathlib import Path
 
 import pytest
-from testlib import BIN, Daemon, GitRepo, assert_matches_fresh, settings_with_realm, wait_until
+from testlib import (BIN, Daemon, GitRepo, assert_matches_fresh, committed_file_rows,
+                     settings_with_realm, wait_until)
 
 
 # -- helpers (same as tests/e2e/test_daemon.py) -------------------------------
@@ -42,16 +43,19 @@ def module(i: int, n: int = 4) -> str:
 
 # -- SIGKILL ------------------------------------------------------------------
 
-@pytest.mark.parametrize("delay", [0.0, 0.25])
-def test_sigkill_during_cold_index(git_repo, daemon, tmp_path, delay):
-    """Killed as soon as the start reconcile is logged (0 s) or a moment later."""
+@pytest.mark.parametrize("kill_at", ["reconcile", "first rows"])
+def test_sigkill_during_cold_index(git_repo, daemon, tmp_path, kill_at):
+    """Killed as soon as the start reconcile is logged, or as soon as the first files' rows
+    are committed (conditions, not delays: a fast machine finishes inside any fixed one)."""
     for i in range(400):
         git_repo.write(f"p/f_{i:04d}.py", module(i))
     git_repo.commit()
     settings_with_realm("work", git_repo.path)
     d = daemon(wait=False)
     wait_until(lambda: "reconcile realm=work" in d.output(), timeout=60, what="the reconcile")
-    time.sleep(delay)
+    if kill_at == "first rows":
+        wait_until(lambda: committed_file_rows(d.home) > 0 or "batch done" in d.output(),
+                   timeout=120, what="the first rows committed")
     d.kill(signal.SIGKILL)
     assert "batch done" not in d.output(), "the cold index finished before the kill"
     d2 = daemon()
@@ -67,20 +71,23 @@ def test_sigkill_during_cold_index(git_repo, daemon, tmp_path, delay):
     assert_matches_fresh(d2.home, git_repo.path, tmp_path)
 
 
-@pytest.mark.parametrize("delay", [0.3, 1.5])
-def test_sigkill_during_burst_of_500_files(git_repo, daemon, tmp_path, delay):
-    """500 new files, then SIGKILL while the daemon still has them pending / in flight
-    (0.3 s: mostly still debouncing; 1.5 s: in the middle of the batch and its writes)."""
+@pytest.mark.parametrize("kill_at", ["pending", "first rows"])
+def test_sigkill_during_burst_of_500_files(git_repo, daemon, tmp_path, kill_at):
+    """500 new files, then SIGKILL while the daemon still has them pending (as soon as
+    status says so: mostly still debouncing) or in flight (as soon as the burst's first
+    rows are committed: in the middle of the batch and its writes)."""
     git_repo.write("base.py", "def base(): pass\n")
     git_repo.commit()
     settings_with_realm("work", git_repo.path)
     d = daemon()
     d.call("status", sync=True, timeout=60)
+    before = committed_file_rows(d.home)
     for i in range(500):
         git_repo.write(f"burst/b_{i:04d}.py", module(i, 2))
     wait_until(lambda: d.call("status")["pending"] > 0, timeout=20, what="pending > 0")
-    time.sleep(delay)
-    assert d.call("status")["pending"] > 0 or "batch done paths" in d.output()
+    if kill_at == "first rows":
+        wait_until(lambda: committed_file_rows(d.home) > before, timeout=120,
+                   what="the burst's first rows committed")
     d.kill(signal.SIGKILL)
     d2 = daemon()
     d2.call("status", sync=True, timeout=180)
