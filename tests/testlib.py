@@ -278,6 +278,16 @@ def committed_file_rows(home) -> int:
         return 0
 
 
+def files_table_version(home) -> int:
+    """The files table's version (one more per commit); 0 while it does not exist yet."""
+    import lancedb
+
+    try:
+        return lancedb.connect(str(home / "data" / "lancedb")).open_table("files").version
+    except Exception:  # noqa: BLE001 - not created yet, or mid-commit: ask again
+        return 0
+
+
 def assert_matches_fresh(home, repo_path, tmp_path, name="fresh"):
     got, want = store_snapshot(home), fresh_snapshot(repo_path, tmp_path, name)
     for i, what in ((1, "files"), (0, "entries")):

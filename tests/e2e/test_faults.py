@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from testlib import (BIN, Daemon, GitRepo, assert_matches_fresh, committed_file_rows,
-                     settings_with_realm, wait_until)
+                     files_table_version, settings_with_realm, wait_until)
 
 
 # -- helpers (same as tests/e2e/test_daemon.py) -------------------------------
@@ -95,8 +95,9 @@ def test_sigkill_during_burst_of_500_files(git_repo, daemon, tmp_path, kill_at):
     assert_matches_fresh(d2.home, git_repo.path, tmp_path)
 
 
-def test_sigkill_repeatedly_during_writes(git_repo, daemon, tmp_path):
-    """Three kills in a row, each while a batch is being written; then converge."""
+def test_sigkill_repeatedly_during_writes(git_repo, daemon, indexd_home, tmp_path):
+    """Three kills in a row, each at its round's first commit to the files table (while
+    its batch is being written); then converge."""
     for i in range(300):
         git_repo.write(f"p/f_{i:04d}.py", module(i))
     git_repo.commit()
@@ -105,10 +106,12 @@ def test_sigkill_repeatedly_during_writes(git_repo, daemon, tmp_path):
         # change a third of the files between kills, so every restart has work
         for i in range(round_, 300, 3):
             git_repo.write(f"p/f_{i:04d}.py", module(i + 1000 * (round_ + 1)))
+        version = files_table_version(indexd_home)
         d = daemon(wait=False)
         wait_until(lambda: d.output().count("reason=start") > round_, timeout=60,
                    what="the reconcile")
-        time.sleep(0.8)
+        wait_until(lambda: files_table_version(indexd_home) > version, timeout=120,
+                   what="the round's first commit")
         d.kill(signal.SIGKILL)
     d2 = daemon()
     d2.call("status", sync=True, timeout=180)
