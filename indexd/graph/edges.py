@@ -722,9 +722,11 @@ def _js_member_targets(index, f, name, receiver, where, scope: Scope, local,
     """(how, targets) of ``receiver.name(...)`` in JavaScript/TypeScript. Only what the
     receiver is makes it sure: ``this`` in a class is that class's method (inferred, as
     Python's ``self``), an imported name (``path.join``, ``Option.parse``) is that
-    module's or class's member (resolved). Any other receiver's method found by name in
-    an imported file is a guess (commander's ``argument.default()`` also "resolved" to
-    ``Option.default``): a name match."""
+    module's or class's member (resolved), and so is a ``require``-bound name's export
+    member (graph/commonjs.py) or the file's own object literal's (``posix.join``); a value
+    ``new`` or a factory built (graph/js_types.py) has its class's methods (inferred). Any
+    other receiver's method found by name in an imported file is a guess (commander's
+    ``argument.default()`` also "resolved" to ``Option.default``): a name match."""
     if name in ("apply", "call") and "." in receiver and "(" not in receiver:
         # `path.join.apply(null, args)`: a call of path.join
         receiver, _, name = receiver.rpartition(".")
