@@ -16,16 +16,26 @@ _CALLEE = re.compile(r"^([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)?)\(")
 
 def is_class(index, repo: str, path: str, name: str) -> bool:
     """A class, or a function with methods under it (an ES5 constructor)."""
-    defs = index.defs(repo, path)
-    return any(d.qualname == name and d.kind == "class" for d in defs) or (
-        any(d.qualname == name and d.kind == "function" for d in defs)
-        and any(d.kind == "method" and d.qualname.startswith(name + ".") for d in defs))
+    return name in _shapes(index, repo, path)[1]
+
+
+def _shapes(index, repo: str, path: str) -> tuple[frozenset, frozenset]:
+    """A file's qualnames and its class-like ones, once per graph build (asked per call)."""
+    key = ("js shapes", repo, path)
+    got = index.memo.get(key)
+    if got is None:
+        defs = index.defs(repo, path)
+        owners = {d.qualname.rpartition(".")[0] for d in defs if d.kind == "method"}
+        classes = {d.qualname for d in defs if d.kind == "class"
+                   or (d.kind == "function" and d.qualname in owners)}
+        got = index.memo[key] = (frozenset(d.qualname for d in defs), frozenset(classes))
+    return got
 
 
 def method_of(index, repo: str, path: str, cls: str, name: str) -> str | None:
     """The qualname ``cls.name`` runs: the method, or the one a prototype alias names
     (``Emitter.prototype.on = Emitter.prototype.addListener``); None: neither."""
-    defs = {d.qualname for d in index.defs(repo, path)}
+    defs = _shapes(index, repo, path)[0]
     if f"{cls}.{name}" in defs:
         return f"{cls}.{name}"
     f = index.files.get((repo, path))
