@@ -291,7 +291,10 @@ def _ref_edges(index, f, scope: Scope, res) -> None:
                      and bound_in_function(index, f, name, scope_sym, classes)
                      and not any(q.rpartition(".")[0] in enclosing(scope_sym)
                                  for q in local.get(name, ())))    # a nested def's name
-        unmatched = kind in ("decorator", "stored", "passed") or own_value or own_local
+        # a JavaScript member passed as an argument is a use only where it resolves
+        js_member = kind == "attribute" and _family(f.lang) == "js"
+        unmatched = kind in ("decorator", "stored", "passed") or own_value or own_local \
+            or js_member
         key = (name, receiver, unmatched)
         if key not in cache:
             index.checkpoint()
@@ -334,8 +337,8 @@ def _ref_edges(index, f, scope: Scope, res) -> None:
         if kind == "passed" and scope_sym is None and _family(f.lang) == "js" and \
                 (line, name) in commonjs.exported_values(index, f):
             continue
-        if kind == "attribute" and how == "name_match" and _family(f.lang) == "js":
-            continue    # `f(opts.name)`: a member passed is a use only where it resolves
+        if js_member and how == "name_match":
+            continue    # `f(opts.name)`: never a name match
         ekind = REF_KINDS[kind]
         at_import = (ekind == "calls" and how in ("resolved", "inferred") and f.lang == "python"
                      and _runs_at_import(scope_sym, at_import_scopes, line, script_from))
