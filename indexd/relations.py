@@ -19,7 +19,7 @@ from pathlib import Path
 from .descriptions import Describer
 from .errors import IndexNotReady, InvalidParams, RealmError
 from .graph.cochange import co_change_edges
-from .graph.coverage import CoverageIndex, merge_tests, observed_tests, rule_out
+from .graph.coverage import CoverageIndex, merge_tests, observed_tests, rule_out, set_tests
 from .graph.graph import BuildStopped, Graph
 from .graph.impact import Visit, any_truncated, bounded
 from .graph import snapshot
@@ -692,13 +692,5 @@ def _with_runners(result: dict, graph) -> dict:
             if key not in seen:
                 seen.add(key)
                 out.append(runner)
-    added = len(out) - len(tests)
-    limit = result.get("limit")
-    result["tests"] = out[:limit] if limit else out
-    if added and "tests_total" in result:
-        result["tests_total"] += added
-        result["tests_truncated"] = (result["tests_total"] > len(result["tests"])
-                                     or result.get("tests_total_exact") is False)
-        if "truncated" in result:
-            result["truncated"] = bool(result["truncated"] or result["tests_truncated"])
+    set_tests(result, out, len(out) - len(tests))
     return result

@@ -327,6 +327,20 @@ def _chain_unchanged(index: CoverageIndex, test: dict, ends: set[str]) -> bool:
     return True
 
 
+def set_tests(result: dict, tests: list[dict], added: int) -> None:
+    """``tests`` as the answer's list, cut at its ``limit``, with ``tests_total`` (grown by
+    ``added``) and the truncation flags kept in step."""
+    limit = result.get("limit")
+    result["tests"] = tests[:limit] if limit else tests
+    if "tests_total" in result:
+        result["tests_total"] += added
+        # a walk stopped by its budget (tests_total_exact false) may have missed more
+        result["tests_truncated"] = (result["tests_total"] > len(result["tests"])
+                                     or result.get("tests_total_exact") is False)
+        if "truncated" in result:
+            result["truncated"] = bool(result["truncated"] or result["tests_truncated"])
+
+
 def merge_tests(result: dict, covered: list[dict], ruled_out: list[str] = ()) -> dict:
     """Covering tests first in ``tests``, then static ones they do not repeat.
 
@@ -337,16 +351,7 @@ def merge_tests(result: dict, covered: list[dict], ruled_out: list[str] = ()) ->
     shown = result.get("tests", [])
     static = [{**t, "how": t.get("how") or (t["via"][0]["how"] if t.get("via") else None)}
               for t in shown if (t["repo"], t["path"], t.get("symbol")) not in seen]
-    limit = result.get("limit")
-    merged = covered + static
-    result["tests"] = merged[:limit] if limit else merged
-    if "tests_total" in result:
-        result["tests_total"] += len(covered) - (len(shown) - len(static))
-        # a walk stopped by its budget (tests_total_exact false) may have missed more
-        result["tests_truncated"] = (result["tests_total"] > len(result["tests"])
-                                     or result.get("tests_total_exact") is False)
-        if "truncated" in result:
-            result["truncated"] = bool(result["truncated"] or result["tests_truncated"])
+    set_tests(result, covered + static, len(covered) - (len(shown) - len(static)))
     result["tests_from"] = "coverage" if covered else "static" if static else "none"
     result["tests_counts"] = {"coverage": len(covered),
                               "stale": sum(t["stale"] for t in covered), "static": len(static),
