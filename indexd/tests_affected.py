@@ -85,6 +85,9 @@ def _why_unknown(change: dict) -> str:
         return f" (it overrides {change['overrides']}, which something calls)"
     if change.get("run_by"):
         return f" (run through {change['run_by']})"
+    if change.get("untyped_use"):
+        return (f" (also run on a value of no known class in {change['untyped_use']}, "
+                "which no test is seen to reach)")
     return ""
 
 

@@ -52,6 +52,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from . import commonjs, js_types
+from .class_values import self_attribute_calls, self_attribute_classes
 from .containers import iterated_attributes
 from .model import UNTYPED, Edge, FileFacts, enclosing, is_test_module, is_test_path
 from .resolve import RealmIndex, _py_definer, _py_file, resolve_imports
@@ -116,6 +117,8 @@ def file_edges(index: RealmIndex, f: FileFacts) -> FileResult:
         if f.lang == "python":      # pytest runs the fixtures a test names first
             # `for v in self.x`: what v holds comes from every file filling an `x` list
             res.wants |= {("fills", attr) for attr in iterated_attributes(f)}
+            # `self.Cache(...)`: what builds depends on every class body binding `Cache`
+            res.wants |= {("class_value", attr) for attr in self_attribute_calls(f)}
             fixture_edges(index, f, res)
             passed_edges(index, f, scope, res)
             constant_read_edges(index, f, scope, res)
@@ -397,6 +400,8 @@ def _python_targets(index, f, name, receiver, where, scope: Scope, local,
                              and receiver != "cls")
         if receiver in SELF_RECEIVERS:    # a subclass instance runs its own override
             hits = hits + [h for h in _overrides(index, f, cls, name) if h not in hits]
+            if not hits:    # `self.Cache(...)`: a class the class bodies bind it to
+                hits = self_attribute_classes(index, f, cls, name)
         return "inferred", hits
     if receiver is not None:
         hits = _receiver_targets(index, f, name, receiver, scope, local)

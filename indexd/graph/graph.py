@@ -24,12 +24,13 @@ from typing import Callable
 
 from . import export as _export
 from . import externals
+from .class_values import bound_class_attributes
 from .containers import filled_attributes
 from ..errors import Stopping
 from .edge_cache import EdgeListCache
 from .edges import (FileResult, file_edges, outside_base, overridden_method,
                     test_subclasses)
-from .impact import (TESTS_HOW, Visit, any_truncated, bounded, combined, confidence,
+from .impact import (TESTS_HOW, TESTS_KINDS, Visit, any_truncated, bounded, combined, confidence,
                      guess_seeds, item, rank, tests_walk, walk)
 from .import_time import CALL_KINDS, import_time_tests, importing_tests
 from .model import (UNTYPED, Edge, FileFacts, enclosing, is_dunder, is_test_path, node_label,
@@ -86,6 +87,32 @@ def _provides(f: FileFacts) -> set[tuple]:
     keys = {("module", base.split(".", 1)[0]), ("module", posixpath.basename(d)),
             ("path", f.repo, f.path)}
     return keys | {("name", x.name) for x in f.defs}
+
+
+def _unreached(untyped: dict, more, known: dict, handed_out) -> list[str]:
+    """Labels of the untyped uses (``Graph._untyped_seeds``) from which the guess walk
+    reached no test and nothing the trusted walk reached, but did reach (or start at) a
+    function handed out by the function defining it (``handed_out``: nested, and nothing
+    an edge names calls it; returned, stored or registered): code that may run the target
+    on a value of no known type, called by what no edge follows. cachetools'
+    ``getinfo`` reads ``cache.maxsize`` and runs from ``cache_info``, hung on the wrapper
+    ``cached`` returns. A use whose callers all end in code no test runs (a ``main``
+    nothing calls) runs in no test either."""
+    reached = {s for s in untyped if is_test_path(s[2])}
+    unseen = {s for s in untyped if handed_out(s)}
+    for node, v in more.visits.items():
+        if node in untyped:
+            continue
+        start = next((s for e in v.via      # node -> ... -> the start it came from
+                      if (s := (e.realm, e.src_repo, e.src_path, e.src_symbol)) in untyped),
+                     None)
+        if start is None:
+            continue
+        if is_test_path(node[2]) or node in known:
+            reached.add(start)
+        elif handed_out(node):
+            unseen.add(start)
+    return sorted(node_label(*s[1:]) for s in unseen - reached)
 
 
 def _return_types(f: FileFacts | None) -> set[tuple]:
@@ -332,6 +359,9 @@ class Graph:
         if f.lang == "python":
             for attr in filled_attributes(old) | filled_attributes(new):
                 dirty |= self.wants.get((realm, ("fills", attr)), set())
+            # and so does binding a class attribute (the value's import may have moved)
+            for attr in bound_class_attributes(old) | bound_class_attributes(new):
+                dirty |= self.wants.get((realm, ("class_value", attr)), set())
         # Name-based answers are covered by wants; line-anchored doc links
         # (``file.py#L10``) also depend on line ranges.
         if old is not None and new is not None and old.defs != new.defs:
@@ -539,7 +569,8 @@ class Graph:
                 "took_ms": round((time.perf_counter() - t0) * 1000, 2),
                 "complete": complete, "incomplete_reason": reason, **out,
                 "limit": limit, "truncated": any_truncated(out), "walk": w.summary(),
-                "tests_walk": None if deep is None else deep.summary()}
+                "tests_walk": None if deep is None else
+                deep.summary() | {"untyped_unreached": deep.untyped_unreached}}
 
     def called_base_method(self, target: str) -> str | None:
         """The called base-class method ``target`` (a Python method) overrides, as a
@@ -673,7 +704,8 @@ class Graph:
         match: ``field_obj.serialize``) ``Schema._serialize`` <- ``Schema.dump`` <- ...
         every test that dumps). Weak evidence: they never make a change safe."""
         starts = guess_seeds(deep, incoming, kinds)
-        for node, v in self._untyped_seeds(deep).items():
+        untyped = self._untyped_seeds(deep)
+        for node, v in untyped.items():
             if node not in starts or v.confidence > starts[node].confidence:
                 starts[node] = v
         if not starts:
@@ -685,6 +717,18 @@ class Graph:
             if is_test_path(node[2]) and node not in w.visits:
                 w.visits[node] = v
         deep.guesses_cut = more.stopped_at is not None   # weak tests may be more
+        deep.untyped_unreached = _unreached(untyped, more, deep.visits, self._handed_out)
+
+    def _handed_out(self, node) -> bool:
+        """Is ``node`` a function nested in a function, which nothing an edge names calls,
+        references or tests (by any how)? Its enclosing function hands it out."""
+        realm, repo, path, symbol = node
+        parent = (symbol or "").rpartition(".")[0]
+        f = self.facts.get((realm, repo, path))
+        if not parent or f is None or not any(
+                d.qualname == parent and d.kind in ("function", "method") for d in f.defs):
+            return False
+        return not any(e.kind in TESTS_KINDS for e in self._incoming(node))
 
     def _untyped_seeds(self, deep) -> dict:
         """The other way one guess leaves the trusted reach: a symbol the tests walk

@@ -79,6 +79,7 @@ class Walk:
     budget: int | None = None
     stopped_at: float | None = None  # cut: what was not reached scores at most this
     guesses_cut: bool = False       # tests walk: its walk from name matches hit its budget
+    untyped_unreached: list = field(default_factory=list)   # Graph._add_one_guess_tests
 
     @property
     def exhaustive(self) -> bool:

@@ -21,6 +21,7 @@ import posixpath
 from collections import OrderedDict, defaultdict
 from typing import NamedTuple
 
+from .class_values import bound_class_attributes
 from .containers import filled_attributes
 from .model import Def, FileFacts
 
@@ -55,6 +56,8 @@ class RealmIndex:
         self.defs_by_name: dict[str, set[tuple[str, str]]] = defaultdict(set)
         # attribute name -> files filling or binding a list of that name (containers.py)
         self.fills_by_attr: dict[str, set[tuple[str, str]]] = defaultdict(set)
+        # attribute name -> files binding it to a value in a class body (class_values.py)
+        self.class_values_by_attr: dict[str, set[tuple[str, str]]] = defaultdict(set)
         self.manifests: dict[tuple[str, str], dict] = {}
         self._py_roots: dict[str, list[str]] = {}
         self._named: dict[tuple[str, str], dict[str, list[Def]]] = {}
@@ -94,8 +97,9 @@ class RealmIndex:
             self.dirs[(f.repo, parent)]
         for df in f.defs:
             self.defs_by_name[df.name].add(key)
-        for attr in filled_attributes(f):
-            self.fills_by_attr[attr].add(key)
+        for table, names in self._by_attr(f):
+            for attr in names:
+                table[attr].add(key)
         if f.manifest:
             self.manifests[key] = f.manifest
         if base.startswith("__init__.py"):
@@ -118,16 +122,21 @@ class RealmIndex:
                 holders.discard((repo, path))
                 if not holders:
                     del self.defs_by_name[df.name]
-        for attr in filled_attributes(f):
-            holders = self.fills_by_attr.get(attr)
-            if holders is not None:
-                holders.discard((repo, path))
-                if not holders:
-                    del self.fills_by_attr[attr]
+        for table, names in self._by_attr(f):
+            for attr in names:
+                holders = table.get(attr)
+                if holders is not None:
+                    holders.discard((repo, path))
+                    if not holders:
+                        del table[attr]
         self.manifests.pop((repo, path), None)
         if base.startswith("__init__.py"):
             self._py_roots.pop(repo, None)
         return f
+
+    def _by_attr(self, f: FileFacts) -> tuple:
+        return ((self.fills_by_attr, filled_attributes(f)),
+                (self.class_values_by_attr, bound_class_attributes(f)))
 
     # -- queries -----------------------------------------------------------
     def exists(self, repo: str, path: str) -> bool:

@@ -98,12 +98,24 @@ def select_tests(pairs: list[tuple[dict, dict | None]], depth: int,
         outside = (result or {}).get("outside_base")
         tested = ("unknown" if reached and not tests   # support only: a helper no test reaches
                   else _tested(tests, result, depth, ch.get("symbol")))
+        untyped = _untyped_unreached(result) if tested == "unknown" and tests else []
         changed.append({**_row(ch), "tested": tested,
                         "tests": sorted({t["path"] for t in tests}),
                         **({"overrides": overrides} if overrides else {}),
                         **({"run_by": implicit} if implicit and not tests else {}),
-                        **({"outside_base": outside} if outside and not tests else {})})
+                        **({"outside_base": outside} if outside and not tests else {}),
+                        **({"untyped_use": untyped[0]} if untyped else {})})
     return {"files": files, "changed": changed}
+
+
+def _interpreter_run(symbol: str | None, result: dict | None) -> bool:
+    """A dunder or a property: run on an operation or an attribute read, which an
+    untyped value may be the receiver of."""
+    return bool(symbol) and (is_dunder(symbol) or bool((result or {}).get("property")))
+
+
+def _untyped_unreached(result: dict | None) -> list[str]:
+    return ((result or {}).get("tests_walk") or {}).get("untyped_unreached") or []
 
 
 def _row(ch: dict) -> dict:
@@ -117,6 +129,11 @@ def _tested(tests: list[dict], result: dict | None, depth: int,
     # fixture types) that said safe 28 times, 21 right, against 15 of 22 counting
     # only chains within depth 3, at the same file recall (docs/benchmarks.md)
     if any(is_trusted(t) for t in tests):
+        if _interpreter_run(symbol, result) and _untyped_unreached(result):
+            # tests run it, but so may code no test leads to, on a value of no known
+            # class: cachetools' Cache.maxsize, read by the `getinfo` hung on a wrapper
+            # as `cache_info`, said safe once its mixin's tests were typed
+            return "unknown"
         return "trusted"
     if tests:
         return "weak"

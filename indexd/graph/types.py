@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import re
 
+from .class_values import self_attribute_classes
 from .containers import filled_classes
 from .model import enclosing
 from .properties import property_quals
@@ -587,11 +588,16 @@ def _attribute_class_objects(index, f, scope, callee: str, where, classes) -> li
     """``r.attr(...)`` where the class ``r`` holds (``self``/``cls``: the enclosing one)
     annotates ``attr: Type[T]`` in its body or a base's: a T (jinja2: ``generator =
     environment.code_generator_class(...)`` with ``code_generator_class:
-    t.Type["CodeGenerator"] = CodeGenerator`` in ``Environment``)."""
+    t.Type["CodeGenerator"] = CodeGenerator`` in ``Environment``). Unannotated,
+    ``self.attr(...)`` builds what the class bodies bind ``attr`` to
+    (graph/class_values.py: cachetools' ``self.Cache(maxsize=1)`` in a test mixin)."""
     head, _, attr = callee.partition(".")
     if head in ("self", "cls"):
         cls = next((p for p in enclosing(where) if p in classes), None)
         owners = [(f, scope, cls)] if cls else []
+        if cls and not _class_attribute_types(index, f, cls, attr):
+            # `Cache = LRUCache` in the class body, a base's or a subclass's
+            return self_attribute_classes(index, f, cls, attr)
     else:
         owners = list(receiver_class_files(index, f, scope, head, where, classes))
     parts = []

@@ -136,6 +136,13 @@
 (assignment left: (identifier) @name
   right: (call arguments: (argument_list (keyword_argument value: (identifier) @module)))) @reference.bind_passes
 
+; `Cache = LRUCache` / `Cache = pkg.Cache` in a class body: @name = the attribute, @module
+; = the value as written. What `self.Cache(...)` builds, in that class and in a test mixin
+; whose subclasses bind it (graph/class_values.py; cachetools' CacheTestMixin).
+(class_definition
+  body: (block (expression_statement
+    (assignment left: (identifier) @name right: [(identifier) (attribute)] @module)))) @reference.class_value
+
 ; What a name (or self.attr; cls.attr in a classmethod, a class attribute that instances
 ; read as self.attr) is bound to, for instance types (graph/types.py):
 ;   reference.bind_call  `x = C(...)` / `x = f(...)`, @module = the callee as written
