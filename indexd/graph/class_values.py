@@ -14,33 +14,69 @@ method of class C holds:
 
 A binding naming anything else (a function, a module, a class outside the realm)
 gives nothing. ``RealmIndex.class_values_by_attr`` says which files bind an
-attribute of each name; a file whose ``self.X(...)`` needs them wants
-``("class_value", X)``, and any edit of a file binding ``X`` so dirties that key
-(graph.py ``_dirty``; what the value names follows its imports too), so a
-subclass's save moves the mixin's edges.
+attribute of each name in a class body; a file using ``self.X`` wants
+``("class_value", X)`` (what ``self.X`` holds where no method binds it comes from
+the class bodies too: graph/types.py ``_class_body_classes``), and a save changing a
+class-body binding of ``X``, or the imports of a file binding it, dirties that key
+(graph.py ``_dirty``), so a subclass's save moves the mixin's edges.
 """
 
 from __future__ import annotations
 
 KIND = "class_value"
 SELF_HEADS = ("self", "cls")
+# what binds a name in a class body (python.refs.scm), as graph/types.py reads them
+CLASS_BODY_KINDS = ("bind", "bind_call", "bind_type", "bind_none", "bind_item")
+# references whose @module is a receiver or value as written (`self.x.m()`, `len(self.x)`)
+RECEIVER_KINDS = ("call", "attribute", "bind_call", "bind_name", "builtin_of", "iterates",
+                  "enters", "subscript", "subscript_store", "subscript_update",
+                  "subscript_del", "contains", "bind_for", "bind_with")
+
+
+def class_bindings(f) -> set[tuple]:
+    """(class, attribute, kind, value) of each binding in a class body of ``f`` (or None):
+    what ``self.attr`` holds where no method binds it (types.py ``_class_body_classes``)
+    and what ``self.attr(...)`` builds (here)."""
+    if f is None:
+        return set()
+    classes = {d.qualname for d in f.defs if d.kind == "class"}
+    return {(r.scope, r.name, r.kind, r.module) for r in f.refs_of(KIND, *CLASS_BODY_KINDS)
+            if r.scope in classes}
 
 
 def bound_class_attributes(f) -> set[str]:
-    """Attribute names ``f`` (or None) binds to a value in a class body."""
-    return set() if f is None else {r.name for r in f.refs_of(KIND) if r.scope}
+    """Attribute names ``f`` (or None) binds in a class body."""
+    return {b[1] for b in class_bindings(f)}
 
 
-def self_attribute_calls(f) -> set[str]:
-    """Attribute names ``f`` calls or binds from as ``self.X(...)`` / ``cls.X(...)``: its
-    edges depend on what every file binds ``X`` to."""
+def moved_class_attributes(old, new) -> set[str]:
+    """Attribute names whose class-body bindings a save of ``old`` -> ``new`` may have
+    changed the meaning of: bindings added, removed or changed, and all of them when the
+    file's imports changed (what a value names follows them)."""
+    before, after = class_bindings(old), class_bindings(new)
+    if _imports(old) != _imports(new):
+        return {b[1] for b in before | after}
+    return {b[1] for b in before ^ after}
+
+
+def _imports(f) -> set[tuple]:
+    return set() if f is None else {(r.kind, r.name, r.module) for r in
+                                    f.refs_of("import", "import_from", "import_alias")}
+
+
+def self_attribute_uses(f) -> set[str]:
+    """Attribute names ``f`` uses as ``self.X`` / ``cls.X`` (a receiver, a call, a value):
+    its edges depend on what every class body binds ``X`` to."""
     out = set()
-    for r in f.refs_of("bind_call", "call"):
-        text = r.module if r.kind == "bind_call" else (
-            f"{r.module}.{r.name}" if r.module in SELF_HEADS else None)
-        head, dot, attr = (text or "").partition(".")
-        if dot and head in SELF_HEADS and attr.isidentifier():
-            out.add(attr)
+    for r in f.refs_of(*RECEIVER_KINDS):
+        if r.kind == "call" and r.module in SELF_HEADS:
+            out.add(r.name)
+            continue
+        head, dot, rest = (r.module or "").partition(".")
+        if dot and head in SELF_HEADS:
+            attr = rest.split(".", 1)[0].split("(", 1)[0].split("[", 1)[0]
+            if attr.isidentifier():
+                out.add(attr)
     return out
 
 

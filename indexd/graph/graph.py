@@ -24,7 +24,7 @@ from typing import Callable
 
 from . import export as _export
 from . import externals
-from .class_values import bound_class_attributes
+from .class_values import moved_class_attributes
 from .containers import filled_attributes
 from ..errors import Stopping
 from .edge_cache import EdgeListCache
@@ -359,8 +359,8 @@ class Graph:
         if f.lang == "python":
             for attr in filled_attributes(old) | filled_attributes(new):
                 dirty |= self.wants.get((realm, ("fills", attr)), set())
-            # and so does binding a class attribute (the value's import may have moved)
-            for attr in bound_class_attributes(old) | bound_class_attributes(new):
+            # and so does binding a class attribute (graph/class_values.py)
+            for attr in moved_class_attributes(old, new):
                 dirty |= self.wants.get((realm, ("class_value", attr)), set())
         # Name-based answers are covered by wants; line-anchored doc links
         # (``file.py#L10``) also depend on line ranges.

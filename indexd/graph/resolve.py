@@ -56,7 +56,7 @@ class RealmIndex:
         self.defs_by_name: dict[str, set[tuple[str, str]]] = defaultdict(set)
         # attribute name -> files filling or binding a list of that name (containers.py)
         self.fills_by_attr: dict[str, set[tuple[str, str]]] = defaultdict(set)
-        # attribute name -> files binding it to a value in a class body (class_values.py)
+        # attribute name -> files binding it in a class body (class_values.py)
         self.class_values_by_attr: dict[str, set[tuple[str, str]]] = defaultdict(set)
         self.manifests: dict[tuple[str, str], dict] = {}
         self._py_roots: dict[str, list[str]] = {}

@@ -142,6 +142,7 @@ def receiver_classes(index, f, scope, receiver: str, where: str | None,
     found, at = _found_bindings(index, f, receiver, where, classes)
     if not found:
         return (_property_classes(index, f, scope, receiver, where, classes)
+                or _class_body_classes(index, f, scope, receiver, where, classes)
                 or _imported_value_classes(index, f, scope, receiver))
     key = ("types", f.repo, f.path, at, receiver)     # one answer per binding scope
     if key not in index.memo:
@@ -164,6 +165,30 @@ def _property_classes(index, f, scope, receiver: str, where, classes) -> list[tu
         index.memo[key] = property_quals(f)
     qual = f"{cls}.{receiver[5:]}"
     return body_classes(index, f, scope, qual) if qual in index.memo[key] else []
+
+
+def _class_body_classes(index, f, scope, receiver: str, where, classes) -> list[tuple]:
+    """``self.x`` that no method of the class binds: what the nearest class body along
+    the bases binds ``x`` to (pyasn1: ``subtypeSpec = constraint.ConstraintsIntersection()``
+    in ``base.Asn1Type``, called as ``self.subtypeSpec(value)`` in its subclasses);
+    ``x = None`` there holds nothing."""
+    head, dot, attr = receiver.partition(".")
+    if head not in ("self", "cls") or not attr.isidentifier():
+        return []
+    cls = next((p for p in enclosing(where) if p in classes), None)
+    if cls is None:
+        return []
+    for here, qual in class_and_bases(index, f, cls):
+        found = _bindings(index, here).get((qual, attr))
+        if not found:
+            continue
+        key = ("class_body", here.repo, here.path, qual, attr)
+        if key not in index.memo:
+            index.memo[key] = []    # `x = x` in a class body: a cycle knows nothing
+            index.memo[key] = _types_of(index, here, _scope_of(index, f, scope, here), found,
+                                        qual, _class_quals(index, here), attr)
+        return index.memo[key]
+    return []
 
 
 def _imported_value_classes(index, f, scope, receiver: str) -> list[tuple]:
