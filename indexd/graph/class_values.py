@@ -27,10 +27,6 @@ KIND = "class_value"
 SELF_HEADS = ("self", "cls")
 # what binds a name in a class body (python.refs.scm), as graph/types.py reads them
 CLASS_BODY_KINDS = ("bind", "bind_call", "bind_type", "bind_none", "bind_item")
-# references whose @module is a receiver or value as written (`self.x.m()`, `len(self.x)`)
-RECEIVER_KINDS = ("call", "attribute", "bind_call", "bind_name", "builtin_of", "iterates",
-                  "enters", "subscript", "subscript_store", "subscript_update",
-                  "subscript_del", "contains", "bind_for", "bind_with")
 
 
 def class_bindings(f) -> set[tuple]:
@@ -45,8 +41,12 @@ def class_bindings(f) -> set[tuple]:
 
 
 def bound_class_attributes(f) -> set[str]:
-    """Attribute names ``f`` (or None) binds in a class body."""
-    return {b[1] for b in class_bindings(f)}
+    """Attribute names ``f`` (or None) binds in a class body (every assignment there is a
+    plain ``bind`` too: the realm index asks this of every file, so the cheap kinds)."""
+    if f is None:
+        return set()
+    classes = {d.qualname for d in f.defs if d.kind == "class"}
+    return {r.name for r in f.refs_of("bind", KIND) if r.scope in classes} if classes else set()
 
 
 def moved_class_attributes(old, new) -> set[str]:
@@ -67,17 +67,7 @@ def _imports(f) -> set[tuple]:
 def self_attribute_uses(f) -> set[str]:
     """Attribute names ``f`` uses as ``self.X`` / ``cls.X`` (a receiver, a call, a value):
     its edges depend on what every class body binds ``X`` to."""
-    out = set()
-    for r in f.refs_of(*RECEIVER_KINDS):
-        if r.kind == "call" and r.module in SELF_HEADS:
-            out.add(r.name)
-            continue
-        head, dot, rest = (r.module or "").partition(".")
-        if dot and head in SELF_HEADS:
-            attr = rest.split(".", 1)[0].split("(", 1)[0].split("[", 1)[0]
-            if attr.isidentifier():
-                out.add(attr)
-    return out
+    return f.self_attributes()
 
 
 def self_attribute_classes(index, f, cls: str, attr: str) -> list[tuple]:

@@ -26,6 +26,10 @@ calls, annotations, returns, fixtures), each an ``inferred`` calls edge:
   the enclosing function, or the module (then also an ``import_time`` edge);
 - ``r[k]`` -> ``__getitem__``, ``r[k] = v`` -> ``__setitem__``, ``r[k] += v`` -> both,
   ``del r[k]`` -> ``__delitem__``, ``k in r`` / ``k not in r`` -> ``__contains__``;
+- a truth test, ``if r:`` / ``elif r:`` / ``while r:`` / ``not r`` / ``r and ...`` /
+  ``r or ...`` (and the right operand in a condition) -> ``__bool__``, or ``__len__``
+  where R has no ``__bool__`` (pyasn1: ``self.namedValues and ...`` runs
+  ``NamedValues.__len__``); an untyped one is not noted (nearly always a plain value);
 - ``r.name`` where neither R nor its bases in the realm define, bind in the class body
   or assign (``self.name = ...``) ``name``, but one defines ``__getattr__`` -> that
   ``__getattr__`` (not for ``r.name = v``: that runs ``__setattr__``).
@@ -57,6 +61,8 @@ IMPLICIT = {("iterates", "for"): ("__iter__", "__next__"),
             ("iterates", "async"): ("__aiter__", "__anext__"),
             ("enters", "async"): ("__aenter__", "__aexit__")}
 ENTERS = {False: ("__enter__", "__exit__"), True: ("__aenter__", "__aexit__")}
+# a truth test runs __bool__, or __len__ where the class has no __bool__
+TRUTH = ("__bool__", "__len__")
 
 
 def dunder_edges(index, f, scope, res) -> None:
@@ -81,7 +87,8 @@ def dunder_edges(index, f, scope, res) -> None:
             held[key] = list(_receiver_classes(index, f, scope, receiver, names, where, classes))
         if held[key]:
             found += [(where, hit, line) for hit in _targets(index, f, held[key], names)]
-        elif not names[0].startswith("."):
+        elif not names[0].startswith(".") and names != TRUTH:
+            # (a truth test of an untyped value is nearly always a plain one: no note)
             _note_untyped(index, f, names, line, where, res, noted)
     for where, hit, line in found:
         key = ("calls", where, *hit)
@@ -197,6 +204,9 @@ def _uses(f, shadowed: set[str], modules):
         elif r.module in modules and r.name.isidentifier():
             # `mod.x(...)`: a module-level instance of another module (toolz's curried.take)
             yield f"{r.module}.{r.name}", ("__call__",), r.line, r.scope
+    for r in f.refs_of("truth"):        # `if r:`, `r and ...`, `not r`
+        if r.module:
+            yield r.module, TRUTH, r.line, r.scope
     for r in f.refs_of("call_result"):     # `C(...)(...)`: the instance's __call__
         if r.module:
             yield r.module, ("__call__",), r.line, r.scope
@@ -232,6 +242,8 @@ def _targets(index, f, receivers: list[tuple], names) -> list[tuple]:
     for other, here, cls, own in receivers:
         if names in ENTERS.values() and not _context_methods(index, other, here, cls, names):
             continue        # `with` raises on a class lacking one of the two
+        if names == TRUTH:  # __len__ only where no __bool__ is found along the bases
+            names = TRUTH[:1] if _class_member(index, other, here, cls, TRUTH[0]) else TRUTH[1:]
         for name in names:
             if name.startswith("."):
                 hits = _getattr_of(index, other, here, cls, name[1:])

@@ -7,6 +7,7 @@ between two files or symbols. Plain data only, no I/O.
 
 from __future__ import annotations
 
+import re
 import sys
 from array import array
 from functools import lru_cache
@@ -49,6 +50,7 @@ class LinkFact(NamedTuple):
 
 _REF_KINDS: list[str] = []          # ref kind code -> kind (grows as parsers add kinds)
 _REF_CODES: dict[str, int] = {}
+_SELF_ATTR = re.compile(r"(?:self|cls)\.([A-Za-z_]\w*)")
 
 
 def ref_code(kind: str) -> int:
@@ -100,6 +102,23 @@ class FileFacts:
         self._modules = tuple(modules) if any(m is not None for m in modules) else None
         self._lines = array("i", lines)
         self._scopes = tuple(scopes) if any(s is not None for s in scopes) else None
+
+    def self_attributes(self) -> set[str]:
+        """Names used as ``self.x`` / ``cls.x`` (a receiver or value as written,
+        ``self.x.m()``, ``len(self.x)``) or called on ``self`` (``self.x(...)``): one pass
+        over the name and module columns, no ``Ref`` built."""
+        mods = self._modules
+        if mods is None:
+            return set()
+        out = set()
+        for name, m in zip(self._names, mods):
+            if m is None:
+                continue
+            if m == "self" or m == "cls":
+                out.add(name)
+            elif m.startswith(("self.", "cls.")) and (hit := _SELF_ATTR.match(m)):
+                out.add(hit.group(1))
+        return out
 
     def refs_of(self, *kinds: str) -> list[Ref]:
         """The references of some kinds only, in order (without unpacking the rest)."""

@@ -129,10 +129,12 @@ def _tested(tests: list[dict], result: dict | None, depth: int,
     # fixture types) that said safe 28 times, 21 right, against 15 of 22 counting
     # only chains within depth 3, at the same file recall (docs/benchmarks.md)
     if any(is_trusted(t) for t in tests):
-        if _interpreter_run(symbol, result) and _untyped_unreached(result):
+        if _interpreter_run(symbol, result) and _untyped_unreached(result) and not any(
+                "coverage" in path_hows(t) for t in tests):
             # tests run it, but so may code no test leads to, on a value of no known
             # class: cachetools' Cache.maxsize, read by the `getinfo` hung on a wrapper
-            # as `cache_info`, said safe once its mixin's tests were typed
+            # as `cache_info`, said safe once its mixin's tests were typed (a coverage
+            # run that recorded it saw every test running it, that code's too)
             return "unknown"
         return "trusted"
     if tests:

@@ -173,21 +173,24 @@ def _class_body_classes(index, f, scope, receiver: str, where, classes) -> list[
     in ``base.Asn1Type``, called as ``self.subtypeSpec(value)`` in its subclasses);
     ``x = None`` there holds nothing."""
     head, dot, attr = receiver.partition(".")
-    if head not in ("self", "cls") or not attr.isidentifier():
-        return []
+    if head not in ("self", "cls") or attr not in index.class_values_by_attr:
+        return []       # (no class body of the realm binds it: most `self.x`)
     cls = next((p for p in enclosing(where) if p in classes), None)
     if cls is None:
         return []
+    key = ("class_body", f.repo, f.path, cls, attr)
+    if key not in index.memo:
+        index.memo[key] = []        # `x = x` in a class body: a cycle knows nothing
+        index.memo[key] = _nearest_class_body(index, f, scope, cls, attr)
+    return index.memo[key]
+
+
+def _nearest_class_body(index, f, scope, cls: str, attr: str) -> list[tuple]:
     for here, qual in class_and_bases(index, f, cls):
         found = _bindings(index, here).get((qual, attr))
-        if not found:
-            continue
-        key = ("class_body", here.repo, here.path, qual, attr)
-        if key not in index.memo:
-            index.memo[key] = []    # `x = x` in a class body: a cycle knows nothing
-            index.memo[key] = _types_of(index, here, _scope_of(index, f, scope, here), found,
-                                        qual, _class_quals(index, here), attr)
-        return index.memo[key]
+        if found:
+            return _types_of(index, here, _scope_of(index, f, scope, here), found, qual,
+                             _class_quals(index, here), attr)
     return []
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import pytest
 from graph_helpers import build, parse_file, write_tree
+from indexd.graph.coverage import CoverageIndex, CovEdge, covering_tests, merge_tests
 from indexd.graph.test_select import select_tests
 from indexd.relations import _with_runners
 from indexd.tests_affected import _reason
@@ -143,6 +144,15 @@ def test_a_tested_dunder_also_used_where_no_test_leads_is_not_safe(repo):
             f"{repo.name}/{CORE_PATH}::cached.decorator.getinfo"]
         assert row["tested"] == "unknown", symbol
         assert "no known class in " in _reason([row]) and "getinfo" in _reason([row])
+    # a coverage run that recorded the change saw every test running it, that use's too
+    result, _ = verdict(g, repo, "Cache.maxsize")
+    seed = ("r", repo.as_posix(), CORE_PATH, "Cache.maxsize")
+    ran = CovEdge("r", repo.as_posix(), "tests/test_lru.py", "LRUCacheTest.test_defaults", "h",
+                  *seed[1:], "h", 3, "tests/test_lru.py::LRUCacheTest::test_defaults")
+    merged = merge_tests(result, covering_tests(CoverageIndex([ran]), [seed]))
+    change = {"repo": repo.as_posix(), "path": CORE_PATH, "symbol": "Cache.maxsize",
+              "change": "target"}
+    assert select_tests([(change, merged)], 3)["changed"][0]["tested"] == "trusted"
     # an untyped use whose callers are known and reach no test runs in no test: safe,
     # as it is without that use
     report = ("\n\ndef report(cache):\n    return cache.maxsize\n\n\n"

@@ -80,3 +80,29 @@ def test_a_save_of_the_base_moves_the_subclasses_edges(tmp_path):
     g.update_file(parse_file("r", repo, "pkg/base.py"))
     assert not {c for c in calls(g, "pkg/univ.py", "Integer.check")
                 if c[0] == "pkg/constraint.py"}
+
+
+TRUTH = {
+    "pkg/__init__.py": "",
+    "pkg/sized.py": ("class Sized:\n    def __len__(self):\n        return 0\n\n\n"
+                     "class Both(Sized):\n    def __bool__(self):\n        return True\n"),
+    "pkg/use.py": ("from pkg.sized import Both, Sized\n\n\n"
+                   "class Holder:\n    names = Sized()\n    both = Both()\n\n"
+                   "    def f(self, value):\n        if self.names and not value:\n"
+                   "            return 1\n        return 0\n\n"
+                   "    def g(self):\n        return not self.both\n\n"
+                   "    def h(self, other):\n        while other:\n            pass\n"),
+}
+
+
+def test_a_truth_test_runs_bool_or_else_len(tmp_path):
+    """pyasn1's `self.namedValues and not value.isdigit()` runs NamedValues.__len__ (it
+    has no __bool__); breaking it failed nine test files `tests affected` called safe."""
+    g = build("r", write_tree(tmp_path, TRUTH))
+
+    def ran(symbol):
+        return {e.dst_symbol for e in g.edges(["calls"]) if e.src_path == "pkg/use.py"
+                and e.src_symbol == symbol and e.dst_path == "pkg/sized.py"}
+    assert ran("Holder.f") == {"Sized.__len__"}
+    assert ran("Holder.g") == {"Both.__bool__"}     # __bool__ first, __len__ not run
+    assert ran("Holder.h") == set()                 # a value of no known class

@@ -242,6 +242,16 @@
 (call function: (identifier) @name
   arguments: (argument_list . [(identifier) (attribute)] @module .)
   (#match? @name "^(repr|str|len)$")) @reference.builtin_of
+;   reference.truth  a value's truth tested (r.__bool__, else r.__len__), @name = the
+;                    keyword: `if r:` / `elif r:` / `while r:` / `not r` / `r and ...` /
+;                    `r or ...` (the left operand; the right one too in a condition)
+(if_statement "if" @name condition: [(identifier) (attribute)] @module) @reference.truth
+(elif_clause "elif" @name condition: [(identifier) (attribute)] @module) @reference.truth
+(while_statement "while" @name condition: [(identifier) (attribute)] @module) @reference.truth
+(not_operator "not" @name argument: [(identifier) (attribute)] @module) @reference.truth
+(boolean_operator left: [(identifier) (attribute)] @module operator: _ @name) @reference.truth
+(if_statement condition: (boolean_operator operator: _ @name
+  right: [(identifier) (attribute)] @module)) @reference.truth
 ;   `iter(r)` (r.__iter__; not `iter(f, sentinel)`, which calls f), `next(r)` /
 ;   `next(r, default)` (r.__next__)
 (call function: (identifier) @name
