@@ -242,9 +242,10 @@ def _targets(index, f, receivers: list[tuple], names) -> list[tuple]:
     for other, here, cls, own in receivers:
         if names in ENTERS.values() and not _context_methods(index, other, here, cls, names):
             continue        # `with` raises on a class lacking one of the two
+        run = names
         if names == TRUTH:  # __len__ only where no __bool__ is found along the bases
-            names = TRUTH[:1] if _class_member(index, other, here, cls, TRUTH[0]) else TRUTH[1:]
-        for name in names:
+            run = TRUTH[:1] if _class_member(index, other, here, cls, TRUTH[0]) else TRUTH[1:]
+        for name in run:
             if name.startswith("."):
                 hits = _getattr_of(index, other, here, cls, name[1:])
             else:

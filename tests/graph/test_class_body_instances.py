@@ -91,7 +91,10 @@ TRUTH = {
                    "    def f(self, value):\n        if self.names and not value:\n"
                    "            return 1\n        return 0\n\n"
                    "    def g(self):\n        return not self.both\n\n"
-                   "    def h(self, other):\n        while other:\n            pass\n"),
+                   "    def h(self, other):\n        while other:\n            pass\n\n"
+                   "    def k(self, flag):\n        v = Both() if flag else Sized()\n"
+                   "        x = Both()\n        x = Sized()\n"
+                   "        return not x\n"),
 }
 
 
@@ -106,3 +109,5 @@ def test_a_truth_test_runs_bool_or_else_len(tmp_path):
     assert ran("Holder.f") == {"Sized.__len__"}
     assert ran("Holder.g") == {"Both.__bool__"}     # __bool__ first, __len__ not run
     assert ran("Holder.h") == set()                 # a value of no known class
+    # x holds a Both or a Sized: each runs its own (__bool__ / __len__)
+    assert {"Both.__bool__", "Sized.__len__"} <= ran("Holder.k")
