@@ -12,7 +12,7 @@ bases binds ``x`` to."""
 from __future__ import annotations
 
 import pytest
-from graph_helpers import build, parse_file, write_tree
+from graph_helpers import build, calls_from, parse_file, write_tree
 
 FILES = {
     "pkg/__init__.py": "",
@@ -41,31 +41,26 @@ def graph(tmp_path_factory):
     return build("r", write_tree(tmp_path_factory.mktemp("classbody"), FILES))
 
 
-def calls(graph, path, symbol):
-    return {(e.dst_path, e.dst_symbol, e.how) for e in graph.edges(["calls"])
-            if e.src_path == path and e.src_symbol == symbol}
-
-
 def test_a_class_bodys_instance_is_what_self_attr_holds(graph):
-    assert ("pkg/constraint.py", "AbstractConstraint.__call__", "inferred") in calls(
+    assert ("pkg/constraint.py", "AbstractConstraint.__call__", "inferred") in calls_from(
         graph, "pkg/base.py", "Asn1Type.verify")
-    assert ("pkg/namedval.py", "NamedValues.__len__", "inferred") in calls(
+    assert ("pkg/namedval.py", "NamedValues.__len__", "inferred") in calls_from(
         graph, "pkg/univ.py", "Integer.count")
-    assert ("pkg/namedval.py", "NamedValues.items", "inferred") in calls(
+    assert ("pkg/namedval.py", "NamedValues.items", "inferred") in calls_from(
         graph, "pkg/univ.py", "Integer.names")
 
 
 def test_a_base_class_bodys_instance_in_another_file(graph):
-    assert ("pkg/constraint.py", "AbstractConstraint.__call__", "inferred") in calls(
+    assert ("pkg/constraint.py", "AbstractConstraint.__call__", "inferred") in calls_from(
         graph, "pkg/univ.py", "Integer.check")
 
 
 def test_the_nearest_binding_decides_and_a_method_binding_comes_first(graph):
     # Real rebinds it to None: no constraint runs there
-    assert not {c for c in calls(graph, "pkg/univ.py", "Real.check")
+    assert not {c for c in calls_from(graph, "pkg/univ.py", "Real.check")
                 if c[0] == "pkg/constraint.py"}
     # Bits binds self.namedValues in a method (to no class): the class body is not asked
-    assert not {c for c in calls(graph, "pkg/univ.py", "Bits.count")
+    assert not {c for c in calls_from(graph, "pkg/univ.py", "Bits.count")
                 if c[0] == "pkg/namedval.py"}
 
 
@@ -73,12 +68,12 @@ def test_a_save_of_the_base_moves_the_subclasses_edges(tmp_path):
     """base.py alone saved (graph.update_file): univ.py's `self.subtypeSpec(v)` follows."""
     repo = write_tree(tmp_path, FILES)
     g = build("r", repo)
-    assert ("pkg/constraint.py", "AbstractConstraint.__call__", "inferred") in calls(
+    assert ("pkg/constraint.py", "AbstractConstraint.__call__", "inferred") in calls_from(
         g, "pkg/univ.py", "Integer.check")
     (repo / "pkg/base.py").write_text(FILES["pkg/base.py"].replace(
         "constraint.ConstraintsIntersection()", "None"))
     g.update_file(parse_file("r", repo, "pkg/base.py"))
-    assert not {c for c in calls(g, "pkg/univ.py", "Integer.check")
+    assert not {c for c in calls_from(g, "pkg/univ.py", "Integer.check")
                 if c[0] == "pkg/constraint.py"}
 
 
