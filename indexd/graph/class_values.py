@@ -14,8 +14,8 @@ method of class C holds:
 
 A binding naming anything else (a function, a module, a class outside the realm)
 gives nothing. ``RealmIndex.class_values_by_attr`` says which files bind an
-attribute of each name in a class body; a file using ``self.X`` wants
-``("class_value", X)`` (what ``self.X`` holds where no method binds it comes from
+attribute of each name in a class body; a file using ``self.X`` (model.py
+``FileFacts.self_attributes``) wants ``("class_value", X)`` (what ``self.X`` holds where no method binds it comes from
 the class bodies too: graph/types.py ``_class_body_classes``), and a save changing a
 class-body binding of ``X``, or the imports of a file binding it, dirties that key
 (graph.py ``_dirty``), so a subclass's save moves the mixin's edges.
@@ -24,7 +24,6 @@ class-body binding of ``X``, or the imports of a file binding it, dirties that k
 from __future__ import annotations
 
 KIND = "class_value"
-SELF_HEADS = ("self", "cls")
 # what binds a name in a class body (python.refs.scm), as graph/types.py reads them
 CLASS_BODY_KINDS = ("bind", "bind_call", "bind_type", "bind_none", "bind_item")
 
@@ -62,12 +61,6 @@ def moved_class_attributes(old, new) -> set[str]:
 def _imports(f) -> set[tuple]:
     return set() if f is None else {(r.kind, r.name, r.module) for r in
                                     f.refs_of("import", "import_from", "import_alias")}
-
-
-def self_attribute_uses(f) -> set[str]:
-    """Attribute names ``f`` uses as ``self.X`` / ``cls.X`` (a receiver, a call, a value):
-    its edges depend on what every class body binds ``X`` to."""
-    return f.self_attributes()
 
 
 def self_attribute_classes(index, f, cls: str, attr: str) -> list[tuple]:

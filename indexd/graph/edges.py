@@ -52,7 +52,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from . import commonjs, js_types
-from .class_values import self_attribute_classes, self_attribute_uses
+from .class_values import self_attribute_classes
 from .containers import iterated_attributes
 from .model import UNTYPED, Edge, FileFacts, enclosing, is_test_module, is_test_path
 from .resolve import RealmIndex, _py_definer, _py_file, resolve_imports
@@ -119,7 +119,7 @@ def file_edges(index: RealmIndex, f: FileFacts) -> FileResult:
             res.wants |= {("fills", attr) for attr in iterated_attributes(f)}
             # `self.Cache(...)`, `self.spec(v)`: what self.x holds depends on every class
             # body binding x (graph/class_values.py)
-            res.wants |= {("class_value", attr) for attr in self_attribute_uses(f)}
+            res.wants |= {("class_value", attr) for attr in f.self_attributes()}
             fixture_edges(index, f, res)
             passed_edges(index, f, scope, res)
             constant_read_edges(index, f, scope, res)

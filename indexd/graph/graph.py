@@ -39,7 +39,7 @@ from .packed import Packed
 from .passed import CALLABLE_KINDS
 from .properties import named_quals, property_quals
 from .resolve import RealmIndex
-from .types import _bindings, bound_in_function
+from .types import _bindings, _def_kinds, bound_in_function
 from .targets import looks_like_symbol, symbol_nodes
 
 STORES = ("attr_store", "subscript_store", "subscript_update", "subscript_del")
@@ -725,8 +725,8 @@ class Graph:
         realm, repo, path, symbol = node
         parent = (symbol or "").rpartition(".")[0]
         f = self.facts.get((realm, repo, path))
-        if not parent or f is None or not any(
-                d.qualname == parent and d.kind in ("function", "method") for d in f.defs):
+        if not parent or f is None or _def_kinds(self.indexes[realm], f).get(parent) not in (
+                "function", "method"):
             return False
         return not any(e.kind in TESTS_KINDS for e in self._incoming(node))
 
