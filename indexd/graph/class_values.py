@@ -77,17 +77,25 @@ def self_attribute_classes(index, f, cls: str, attr: str) -> list[tuple]:
     return index.memo[key]
 
 
-def _along_bases(index, f, cls: str, attr: str) -> list[tuple]:
+def nearest_class_binding(index, f, cls: str, attr: str) -> tuple | None:
+    """(file facts, class) of the nearest class along ``f``'s class ``cls`` and its bases
+    whose body binds ``attr``, as attribute lookup finds it; None when none does."""
     from .edges import class_and_bases
     from .types import _bindings
 
     for here, qual in class_and_bases(index, f, cls):
-        values = [r.module for r in here.refs_of(KIND) if r.scope == qual and r.name == attr]
-        if values:
-            return _classes_named(index, here, values[-1])
-        if _bindings(index, here).get((qual, attr)):    # `Cache = None`, `Cache = make()`
-            return []
-    return []
+        if _bindings(index, here).get((qual, attr)):    # every class-body binding is one
+            return here, qual
+    return None
+
+
+def _along_bases(index, f, cls: str, attr: str) -> list[tuple]:
+    found = nearest_class_binding(index, f, cls, attr)
+    if found is None:
+        return []
+    here, qual = found      # `Cache = None`, `Cache = make()` there: no class object
+    values = [r.module for r in here.refs_of(KIND) if r.scope == qual and r.name == attr]
+    return _classes_named(index, here, values[-1]) if values else []
 
 
 def _in_subclasses(index, f, cls: str, attr: str) -> list[tuple]:

@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import re
 
-from .class_values import self_attribute_classes
+from .class_values import nearest_class_binding, self_attribute_classes
 from .containers import filled_classes
 from .model import enclosing
 from .properties import property_quals
@@ -186,12 +186,12 @@ def _class_body_classes(index, f, scope, receiver: str, where, classes) -> list[
 
 
 def _nearest_class_body(index, f, scope, cls: str, attr: str) -> list[tuple]:
-    for here, qual in class_and_bases(index, f, cls):
-        found = _bindings(index, here).get((qual, attr))
-        if found:
-            return _types_of(index, here, _scope_of(index, f, scope, here), found, qual,
-                             _class_quals(index, here), attr)
-    return []
+    found = nearest_class_binding(index, f, cls, attr)
+    if found is None:
+        return []
+    here, qual = found
+    return _types_of(index, here, _scope_of(index, f, scope, here),
+                     _bindings(index, here)[(qual, attr)], qual, _class_quals(index, here), attr)
 
 
 def _imported_value_classes(index, f, scope, receiver: str) -> list[tuple]:
