@@ -16,17 +16,25 @@ the receiver holds, each an ``inferred`` calls edge:
   instance, as ``self.m()`` resolves); another receiver: the classes its bindings
   give (graph/types.py), along their bases;
 - a fixed start with fewer than ``MIN_PREFIX`` letters or digits (``f"_{x}"``) names
-  too many methods to mean any: no edge.
+  too many methods to mean any: no edge;
+- a name built in capitals (``v = node_class.__name__.upper()``, then ``getattr(self, v)``:
+  pyflakes' ``Checker.DICT`` ...) reaches the methods named in capitals, as a start does.
 
 The edges depend on every definition whose name has the start: the file wants
-``("prefix", start)``, which graph.py recomputes when such a name appears or goes.
+``("prefix", start)`` (``("upper",)``), which graph.py recomputes when such a name
+appears or goes.
+
+Any other name computed for ``getattr(self, ...)`` (a parameter, a too short start) may
+name any method of the class: no edge, but ``computed_dispatch`` says which classes do
+it, and a method of such a class (or of one deriving from it) that no test reaches is
+``unknown`` to ``tests affected``, not "untested" (``Graph.implicit_caller``).
 """
 
 from __future__ import annotations
 
 import re
 
-from .model import Edge
+from .model import Edge, enclosing
 
 MIN_PREFIX = 2
 _START = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -42,16 +50,25 @@ def prefix_of(text: str | None) -> str | None:
     return start if sum(c.isalnum() for c in start) >= MIN_PREFIX else None
 
 
+def upper_name(name: str) -> bool:
+    """A name ``x.upper()`` can build: capitals, digits and ``_``, two letters or more."""
+    return name.isupper() and sum(c.isalpha() for c in name) >= MIN_PREFIX
+
+
 def dispatch_edges(index, f, scope, res) -> None:
 
-    uses = list(_uses(f))
+    uses = [u for u in _uses(f) if u[1] is not None]
     if not uses:
         return
     classes = _class_quals(index, f)
     seen = {(e.kind, e.src_symbol, e.dst_repo, e.dst_path, e.dst_symbol) for e in res.edges}
     for receiver, start, line, where in uses:
-        res.wants.add(("prefix", start))
-        names = names_with(index, start)
+        if start is UPPER:
+            res.wants.add(("upper",))
+            names = upper_names(index)
+        else:
+            res.wants.add(("prefix", start))
+            names = names_with(index, start)
         if receiver == "cls":
             receiver = "self"     # a classmethod's cls is the class, as self's is
         for other, here, cls, own in _receiver_classes(index, f, scope, receiver, names,
@@ -77,16 +94,46 @@ def names_with(index, start: str) -> tuple[str, ...]:
     return index.memo[key]
 
 
+def upper_names(index) -> tuple[str, ...]:
+    """Every name the realm defines that ``x.upper()`` can build."""
+    key = ("upper_names",)
+    if key not in index.memo:
+        index.memo[key] = tuple(sorted(n for n in index.defs_by_name if upper_name(n)))
+    return index.memo[key]
+
+
+UPPER = "upper"     # _uses' start for a name built in capitals
+
+
 def _uses(f):
-    """(receiver, fixed start, line, scope) of each dispatch in the file."""
-    refs = f.refs_of("dispatch_prefix", "dispatch", "dispatch_var")
+    """(receiver, fixed start, line, scope) of each dispatch in the file; the start is
+    ``UPPER`` for a name built in capitals, None for a name computed otherwise."""
+    refs = f.refs_of("dispatch_prefix", "dispatch", "dispatch_var", "dispatch_case")
     bound = {(r.scope, r.name): r.module for r in refs if r.kind == "dispatch_prefix"}
+    upper = {(r.scope, r.name) for r in refs if r.kind == "dispatch_case"}
     for r in refs:
-        if r.kind == "dispatch_prefix" or not r.module:
+        if r.kind in ("dispatch_prefix", "dispatch_case") or not r.module:
+            continue
+        if r.kind == "dispatch_var" and (r.scope, r.name) in upper:
+            yield r.module, UPPER, r.line, r.scope
             continue
         start = prefix_of(r.name if r.kind == "dispatch" else bound.get((r.scope, r.name)))
-        if start:
-            yield r.module, start, r.line, r.scope
+        yield r.module, start, r.line, r.scope
+
+
+def computed_dispatch(index, f) -> dict[str, str]:
+    """class qualname -> the method of it doing ``getattr(self, <a computed name>)`` with
+    no start or case to choose methods by (the first by line), for ``f``'s classes."""
+    key = ("computed_dispatch", f.repo, f.path)
+    if key not in index.memo:
+        classes, out = _class_quals(index, f), {}
+        for receiver, start, _line, where in sorted(_uses(f), key=lambda u: u[2]):
+            if start is None and receiver in ("self", "cls"):
+                cls = next((p for p in enclosing(where) if p in classes), None)
+                if cls is not None:
+                    out.setdefault(cls, where)
+        index.memo[key] = out
+    return index.memo[key]
 
 
 # Imported last, after every definition here: these modules import this one

@@ -26,10 +26,11 @@ from . import export as _export
 from . import externals
 from .class_values import moved_class_attributes
 from .containers import filled_attributes
+from .dispatch import computed_dispatch, upper_name
 from ..errors import Stopping
 from .edge_cache import EdgeListCache
-from .edges import (FileResult, file_edges, outside_base, overridden_method,
-                    test_subclasses)
+from .edges import (FileResult, _class_quals, class_and_bases, file_edges, outside_base,
+                    overridden_method, test_subclasses)
 from .impact import (TESTS_HOW, TESTS_KINDS, Visit, any_truncated, bounded, combined, confidence,
                      guess_seeds, item, rank, tests_walk, walk)
 from .import_time import CALL_KINDS, import_time_tests, importing_tests
@@ -354,6 +355,8 @@ class Graph:
             for start in starts:        # getattr(self, f"visit_{x}"): graph/dispatch.py
                 if name.startswith(start):
                     dirty |= self.wants.get((realm, ("prefix", start)), set())
+            if upper_name(name):        # getattr(self, x.upper()) too
+                dirty |= self.wants.get((realm, ("upper",)), set())
         # a file filling (or binding) a list attribute changes what iterating it holds
         # anywhere: any edit of it, since its receivers' classes may have moved too
         if f.lang == "python":
@@ -671,6 +674,26 @@ class Graph:
                 implicit[key] = (property_quals(f) | named_quals(f)) if f is not None else set()
             if is_dunder(symbol) or symbol in implicit[key]:
                 return node_label(it["repo"], it["path"], symbol)
+            if (by := self._dispatched_by(key, symbol)) is not None:
+                return by
+        return None
+
+    def _dispatched_by(self, key: tuple, symbol: str) -> str | None:
+        """The method of ``symbol``'s class, or of a class it derives from, that looks up
+        its own methods by a name computed at run time (graph/dispatch.py), as a label;
+        None when the class has none or ``symbol`` is no method."""
+        f = self.facts.get(key)
+        if f is None or f.lang != "python" or "." not in symbol:
+            return None
+        index = self.indexes[key[0]]
+        classes = _class_quals(index, f)
+        cls = next((p for p in enclosing(symbol)[1:] if p in classes), None)
+        if cls is None:
+            return None
+        for here, qual in class_and_bases(index, f, cls):
+            where = computed_dispatch(index, here).get(qual)
+            if where is not None:
+                return node_label(here.repo, here.path, where)
         return None
 
     def _bucket(self, key: tuple) -> str:

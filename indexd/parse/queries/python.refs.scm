@@ -352,6 +352,12 @@
       (#eq? @_format "format"))
   ]
   (#match? @module "^[A-Za-z_][A-Za-z0-9_]")) @reference.dispatch_prefix
+;   reference.dispatch_case  `v = x.upper()`: a name built in capitals, which `getattr(r, v)`
+;                            in the same function looks up (pyflakes' `Checker.DICT`, ...):
+;                            @name = v, @module = upper
+(assignment left: (identifier) @name
+  right: (call function: (attribute attribute: (identifier) @module))
+  (#eq? @module "upper")) @reference.dispatch_case
 ;   reference.typevar_bound  `T = TypeVar("T", bound=X)`: @name = T, @module = X as written (an
 ;                            annotation `-> T` then names an X: graph/types.py)
 (assignment left: (identifier) @name
