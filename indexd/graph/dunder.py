@@ -24,7 +24,8 @@ calls, annotations, returns, fixtures), each an ``inferred`` calls edge:
   on C or the nearest base that has one; marshmallow's ``SchemaMeta`` collects a schema's
   fields there) and the ``__init_subclass__`` of its bases, from where the statement is:
   the enclosing function, or the module (then also an ``import_time`` edge);
-- ``r[k]`` -> ``__getitem__``, ``r[k] = v`` -> ``__setitem__``, ``r[k] += v`` -> both,
+- ``r[k]`` -> ``__getitem__`` (``__missing__`` where R has no ``__getitem__`` of its own
+  in the realm: a dict subclass's), ``r[k] = v`` -> ``__setitem__``, ``r[k] += v`` -> both,
   ``del r[k]`` -> ``__delitem__``, ``k in r`` / ``k not in r`` -> ``__contains__``;
 - a truth test, ``if r:`` / ``elif r:`` / ``while r:`` / ``not r`` / ``r and ...`` /
   ``r or ...`` (and the right operand in a condition) -> ``__bool__``, or ``__len__``
@@ -250,6 +251,9 @@ def _targets(index, f, receivers: list[tuple], names) -> list[tuple]:
                 hits = _getattr_of(index, other, here, cls, name[1:])
             else:
                 hits = _class_member(index, other, here, cls, name)
+                if not hits and name == "__getitem__":
+                    # dict's own __getitem__ runs __missing__ for a key it lacks
+                    hits = _class_member(index, other, here, cls, "__missing__")
             if own:         # a subclass instance runs its own override, as self.m() does
                 hits = hits + _overrides(index, f, cls, name)
             out += [h for h in hits if h not in out]

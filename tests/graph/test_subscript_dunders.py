@@ -55,3 +55,26 @@ def test_an_untyped_receiver_beside_the_dunder_is_an_unresolved_reference(graph)
     # another file's untyped `b['x']` is no guess about this file's class
     assert all(u["path"] == "pkg/box.py" for u in got["unresolved"])
     assert "untyped receiver" in got["unresolved"][0]["reason"]
+
+
+# pyflakes 3.2.0: `class _FieldsOrder(dict)` defines `__missing__`, which `dict.__getitem__`
+# runs for a key it lacks; `iter_child_nodes(node, _fields_order=_FieldsOrder())` reads
+# `_fields_order[node.__class__]`. Breaking what `__missing__` calls failed every test
+# file, and no edge led there.
+FIELDS = ("class Fields(dict):\n"
+          "    def _get(self, k):\n        return (k,)\n\n"
+          "    def __missing__(self, k):\n        self[k] = got = self._get(k)\n        return got\n\n\n"
+          "class Own(dict):\n"
+          "    def __getitem__(self, k):\n        return 1\n\n"
+          "    def __missing__(self, k):\n        return 2\n\n\n"
+          "def children(node, order=Fields()):\n    return order[node]\n\n\n"
+          "def own(o: Own):\n    return o['x']\n")
+
+
+def test_a_read_of_a_dict_subclass_runs_its_missing(tmp_path):
+    g = build("r", write_tree(tmp_path, {"pkg/__init__.py": "", "pkg/fields.py": FIELDS}))
+    got = {(e.src_symbol, e.dst_symbol) for e in g.edges(["calls"])
+           if e.how == "inferred" and e.dst_symbol and e.dst_symbol.endswith("__")}
+    assert ("children", "Fields.__missing__") in got
+    # a class with its own __getitem__ decides itself whether __missing__ runs
+    assert ("own", "Own.__getitem__") in got and ("own", "Own.__missing__") not in got

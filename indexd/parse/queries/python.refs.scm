@@ -190,6 +190,9 @@
 (parameters (identifier) @name) @reference.bind_param
 ;   a default's value as @module: `cmp=cmp` keeps the module's cmp (graph/types.py)
 (default_parameter name: (identifier) @name value: (_) @module) @reference.bind
+;   a default a call builds, `order=_FieldsOrder()`: what the parameter holds unless a
+;   caller passes another (pyflakes' `iter_child_nodes` reads `_fields_order[...]`)
+(default_parameter name: (identifier) @name value: (call function: (_) @module)) @reference.bind_call
 (for_statement left: (identifier) @name) @reference.bind
 (for_statement left: (pattern_list (identifier) @name)) @reference.bind
 ;   reference.bind_for   `for x in r`, @module = r: x holds an element of what r's annotation
