@@ -394,6 +394,12 @@ class Relations:
             except KeyError:
                 return None
 
+    def unresolved_caller(self, items: list[dict]) -> str | None:
+        """Graph.unresolved_caller under the lock."""
+        graph = self._ready()
+        with self.lock:
+            return graph.unresolved_caller(items)
+
     def impact(self, target: str, **kw) -> dict:
         """The graph's impact (with the tests coverage saw run the target first), its
         files' summaries and its edges in words (descriptions.py)."""

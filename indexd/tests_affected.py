@@ -85,6 +85,9 @@ def _why_unknown(change: dict) -> str:
         return f" (it overrides {change['overrides']}, which something calls)"
     if change.get("run_by"):
         return f" (run through {change['run_by']})"
+    if change.get("unresolved_caller"):
+        return (f" (its caller {change['unresolved_caller']} is named by references no "
+                "definition could be tied to, which may lead to tests)")
     if change.get("untyped_use"):
         return (f" (also run on a value of no known class in {change['untyped_use']}, "
                 "which no test is seen to reach)")
@@ -140,6 +143,8 @@ def _impacts(rel, repo, since, changed, depth, pending,
                     result["implicit_caller"] = rel.implicit_caller(_target(ch),
                                                                     result.get("affected", []))
                     result["outside_base"] = rel.outside_base(_target(ch))
+                    result["unresolved_caller"] = rel.unresolved_caller(
+                        result.get("affected", []))
             out.append((ch, result))
         except RealmError:
             if ch["change"] in ("deleted", "renamed") and repo is not None:

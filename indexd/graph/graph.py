@@ -678,6 +678,18 @@ class Graph:
                 return by
         return None
 
+    def unresolved_caller(self, items: list[dict]) -> str | None:
+        """The first of ``items`` (impact rows: what reaches a target) that references
+        indexd could not tie to one definition may name (``p.run(x)`` on an element of a
+        registry, ``run`` defined in 18 files), as a label: a caller no edge names, so
+        tests it leads to are unseen. None: no such item."""
+        for it in items:
+            symbol = it.get("symbol")
+            if symbol and self._unresolved_for(
+                    [(it["realm"], it["repo"], it["path"], symbol)], limit=0)["unresolved_total"]:
+                return node_label(it["repo"], it["path"], symbol)
+        return None
+
     def _dispatched_by(self, key: tuple, symbol: str) -> str | None:
         """The method of ``symbol``'s class, or of a class it derives from, that looks up
         its own methods by a name computed at run time (graph/dispatch.py), as a label;

@@ -20,7 +20,8 @@ its ``how``), and says per changed symbol how well it is tested:
   a symbol that runs only through such a dunder or property, or by name (a
   module-level list of strings names it or a caller): ``implicit_caller``; or a
   method of a class deriving from a class outside the realm, whose code may call it
-  (``outside_base``).
+  (``outside_base``); or a caller of it that unresolved references may name
+  (``unresolved_caller``: an ambiguous ``p.run(x)``), so the chain's end is no proof.
 
 ``safe`` is every changed symbol trusted or untested. When it is not,
 ``add_fallback`` adds every test file importing the changed modules
@@ -30,7 +31,8 @@ transitively; every file there not selected on trusted evidence reads
 Only test modules are selected (``model.is_test_module``: what pytest or the language's
 runner runs); a helper, ``conftest.py`` or data file under a test dir is support: a changed
 one is walked like code, to the tests that use it, and reaching a change only through
-support (no test module at any depth) leaves it ``unknown``.
+support (no test module at any depth) leaves it ``unknown``. A changed test module selects
+itself and, walked like code, the test modules using what changed (a base ``TestCase``).
 
 The order is the order to run them in, the likeliest to fail first. Measured on the
 mutants of bench/impact_vs_tests.py (docs/benchmarks.md): a test file named after the
@@ -81,12 +83,12 @@ def select_tests(pairs: list[tuple[dict, dict | None]], depth: int,
 
     for ch, result in pairs:
         label = change_label(ch)
-        if runnable(ch["repo"], ch["path"]) and ch.get("change") != "deleted":
+        itself = runnable(ch["repo"], ch["path"]) and ch.get("change") != "deleted"
+        if itself:
             _add(files, ch["repo"], ch["path"], ch.get("symbol"), label, score=1.0, trusted=True,
                  hows=["changed"], via=[], distance=0, module=ch["path"])
-            changed.append({**_row(ch), "tested": "trusted", "tests": [ch["path"]]})
-            continue
-        reached = (result or {}).get("tests", [])
+        reached = [t for t in (result or {}).get("tests", [])
+                   if not (itself and (t["repo"], t["path"]) == (ch["repo"], ch["path"]))]
         tests = [t for t in reached if runnable(t["repo"], t["path"])]
         for t in tests:
             _add(files, t["repo"], t["path"], t.get("symbol"), label, score=t["score"],
@@ -96,14 +98,22 @@ def select_tests(pairs: list[tuple[dict, dict | None]], depth: int,
         overrides = (result or {}).get("overrides_called")
         implicit = (result or {}).get("implicit_caller")
         outside = (result or {}).get("outside_base")
+        unresolved = (result or {}).get("unresolved_caller")
         tested = ("unknown" if reached and not tests   # support only: a helper no test reaches
                   else _tested(tests, result, depth, ch.get("symbol")))
+        if itself:
+            # a changed test module runs itself; other test modules using what changed
+            # (markdown's test_tools.TestCase.dedent: 18 of them) are selected beside it
+            tested = "trusted" if result is None or tested == "untested" else tested
         untyped = _untyped_unreached(result) if tested == "unknown" and tests else []
         changed.append({**_row(ch), "tested": tested,
-                        "tests": sorted({t["path"] for t in tests}),
+                        "tests": sorted({t["path"] for t in tests}
+                                        | ({ch["path"]} if itself else set())),
                         **({"overrides": overrides} if overrides else {}),
                         **({"run_by": implicit} if implicit and not tests else {}),
                         **({"outside_base": outside} if outside and not tests else {}),
+                        **({"unresolved_caller": unresolved}
+                           if unresolved and not tests and tested == "unknown" else {}),
                         **({"untyped_use": untyped[0]} if untyped else {})})
     return {"files": files, "changed": changed}
 
@@ -166,6 +176,12 @@ def _tested(tests: list[dict], result: dict | None, depth: int,
         # a method of a class deriving from code outside the realm, which may call it:
         # idna's IncrementalDecoder._buffer_decode, run by the standard library's
         # codecs.BufferedIncrementalDecoder.decode, said untested, and a test file failed
+        return "unknown"
+    if result.get("unresolved_caller"):
+        # a caller that references no definition could be tied to may name: markdown's
+        # InlineProcessor.__handleInline, called by InlineProcessor.run, which runs as
+        # `treeprocessor.run(root)` (`run` defined in 18 files), said untested, and 26
+        # test files failed
         return "unknown"
     return "untested"
 
