@@ -32,6 +32,7 @@ from pathlib import Path
 from .errors import ConfigError, InvalidParams, RealmError
 from .coverage_lines import line_map
 from .graph.coverage import SEEN_LINES, SUPPORT_LINES, CoverageIndex, import_key
+from .graph.model import is_test_path
 from .lcov_ingest import LcovRead, read_tracefile
 from .lcov_reader import is_tracefile
 from .model import file_key
@@ -169,6 +170,22 @@ def _resolve_tests(store, realms: set[str], ids: dict[str, NamedTest]) -> dict[s
     if missing:
         out |= _inherited_tests(store, realms, missing)
     return out
+
+
+def _tests_only(tests: dict[str, dict]) -> tuple[dict[str, dict], dict[str, str]]:
+    """The contexts whose function is in a test file; and, apart, those naming code
+    (``path::qualname``): coverage's ``test_function`` context starts at any function
+    named ``test*``, and markdown's block processors each have a ``test`` method, run
+    inside tests coverage gave no context of their own."""
+    kept, code = {}, {}
+    for context, by_realm in tests.items():
+        own = {realm: row for realm, row in by_realm.items() if is_test_path(row["path"])}
+        if own:
+            kept[context] = own
+        else:
+            row = next(iter(by_realm.values()))
+            code[context] = f"{row['path']}::{row['qualname']}"
+    return kept, code
 
 
 def _inherited_tests(store, realms: set[str], ids: dict[str, NamedTest]) -> dict[str, dict]:
@@ -309,13 +326,17 @@ def plan(store, settings, lines: dict[str, dict[int, list[str]]], data_file: str
     contexts = {c for by_line in located.values() for cs in by_line.values() for c in cs if c.strip()}
     ids = {c: t for c in sorted(contexts) if (t := parse_context(c)) is not None}
     tests = _resolve_tests(store, {loc[0] for loc in located}, ids) if ids else {}
+    tests, code = _tests_only(tests)
     bad = [{"context": c, "reason": "not a test id (a static --context label?)"}
            for c in sorted(contexts - set(ids))]
     bad += [{"context": c, "reason": "test function not indexed"}
-            for c in sorted(set(ids) - set(tests))]
+            for c in sorted(set(ids) - set(tests) - set(code))]
+    bad += [{"context": c, "reason": f"names {where}, outside the test files (coverage's "
+             "test_function context starts at any function named test*): what ran under "
+             "it counts as run outside every test"} for c, where in sorted(code.items())]
     maps = {loc: line_map(entries[file_key(*loc)]) for loc in located}
     rows = _edges(located, maps, tests, data_file)
-    imported, import_files = _import_time(located, maps, set(ids))
+    imported, import_files = _import_time(located, maps, set(ids) - set(code))
     seen = _seen_rows(located, entries, _support(store, tests, located))
     import_files = sorted(set(import_files) | {r["src_file_key"] for r in seen})
     test_files = sorted({r["file_key"] for by_realm in tests.values() for r in by_realm.values()})
