@@ -19,7 +19,8 @@ from pathlib import Path
 from .descriptions import Describer
 from .errors import IndexNotReady, InvalidParams, RealmError
 from .graph.cochange import co_change_edges
-from .graph.coverage import CoverageIndex, merge_tests, observed_tests, rule_out, set_tests
+from .graph.coverage import (CoverageIndex, merge_tests, observed_tests, rule_out, set_tests,
+                             unimported_runs)
 from .graph.graph import BuildStopped, Graph
 from .graph.impact import Visit, any_truncated, bounded
 from .graph import snapshot
@@ -436,6 +437,9 @@ class Relations:
                 result["tests_total_exact"] = False
             ruled = rule_out(self.coverage, result, seeds, graph._node_kind, changing,
                              graph.starts_processes, graph.writes_module_state)
+            unimported = unimported_runs(self.coverage, seeds, observed)
+            if unimported:
+                result["ran_unimported"] = unimported
             return _with_runners(merge_tests(result, observed, ruled), graph)
 
     def summary(self, target: str, top: int = 5) -> dict:

@@ -85,6 +85,9 @@ def _why_unknown(change: dict) -> str:
         return f" (it overrides {change['overrides']}, which something calls)"
     if change.get("run_by"):
         return f" (run through {change['run_by']})"
+    if change.get("ran_unimported"):
+        return (f" (coverage saw it run outside every test, and no test imports "
+                f"{change['ran_unimported']}: it is loaded by name)")
     if change.get("unresolved_caller"):
         return (f" (its caller {change['unresolved_caller']} is named by references no "
                 "definition could be tied to, which may lead to tests)")

@@ -239,6 +239,18 @@ def import_run_tests(index: CoverageIndex, seeds: list[tuple], tests_importing
     return sorted(out, key=lambda t: (t["stale"], t["path"])), found.stopped_at is None
 
 
+def unimported_runs(index: CoverageIndex, seeds: list[tuple], observed: list[dict]) -> list[str]:
+    """Labels of the modules of seed functions coverage saw run outside every test that
+    no test file imports (``observed``, from ``observed_tests``, holds no import-time
+    test from them): loaded by name (``importlib.import_module``, a plugin registry), so
+    any test may run them unseen. markdown's generated legacy tests run its extensions,
+    named in strings, in the empty context."""
+    modules = {node_label(e.dst_repo, e.dst_path, None)
+               for s in seeds for e in index.runs_at_import(s)}
+    started = {t["via"][-1]["from"] for t in observed if t.get("why") == IMPORT_WHY and t["via"]}
+    return sorted(modules - started)
+
+
 def observed_tests(index: CoverageIndex, seeds: list[tuple], kind_of, tests_importing
                    ) -> tuple[list[dict], bool]:
     """The tests coverage saw run a seed, then the test files that import a module it

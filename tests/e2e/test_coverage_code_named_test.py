@@ -62,3 +62,40 @@ def test_a_context_named_after_code_is_no_test(git_repo, tmp_path):
         target = f"{git_repo.path / 'pkg/blocks.py'}::{symbol}"
         answer = json.loads(run_cli("tests", "affected", target, "--json", check=True).stdout)
         assert "tests/test_render.py" in {t["path"] for t in answer["tests"]}, (symbol, answer)
+
+
+# markdown's extensions are modules loaded by name (`extensions=['wikilinks']`); its
+# generated legacy tests run them in the empty context, so what they ran reads as run at
+# import, and no test imports the extension's module: the import-time evidence selects
+# nothing, while a test with a context of its own covered the function. `tests affected`
+# called WikiLinksInlineProcessor._getMeta safe, and tests/test_legacy.py failed.
+PLUGIN_FILES = {
+    "pkg/__init__.py": "",
+    "pkg/plugins/__init__.py": "",
+    "pkg/plugins/wiki.py": "def meta(text):\n    return text.upper()\n",
+    "pkg/api.py": ("import importlib\n\n\n"
+                   "def render(text, plugin):\n"
+                   "    return importlib.import_module('pkg.plugins.' + plugin).meta(text)\n"),
+    "tests/test_generated.py": FILES["tests/test_render.py"].replace(
+        "render(text)", "render(text, 'wiki')").replace("_make('# a', ['#'])",
+                                                         "_make('a', 'A')"),
+    "tests/test_wiki.py": ("from pkg.plugins.wiki import meta\n\n\n"
+                           "def test_meta():\n    assert meta('b') == 'B'\n"),
+}
+
+
+def test_a_module_no_test_imports_that_ran_outside_every_test_is_not_safe(git_repo, tmp_path):
+    for rel, text in PLUGIN_FILES.items():
+        git_repo.write(rel, text)
+    git_repo.commit()
+    settings_with_realm("work", git_repo.path)
+    run_cli("index", "--json", tool="indexd", check=True)
+    run_cli("tests", "ingest", record(git_repo.path, tmp_path, "plugin"), "--json", check=True)
+    target = f"{git_repo.path / 'pkg/plugins/wiki.py'}::meta"
+    answer = json.loads(run_cli("tests", "affected", target, "--json", check=True).stdout)
+    assert "tests/test_wiki.py" in {t["path"] for t in answer["tests"]}
+    assert answer["safe"] is False
+    row = answer["changed"][0]
+    assert row["tested"] == "unknown" and row["ran_unimported"].endswith("pkg/plugins/wiki.py")
+    human = run_cli("tests", "affected", target).stdout
+    assert "no test imports" in human, human
