@@ -47,14 +47,19 @@ FILES = {
 }
 
 
-def test_a_context_named_after_code_is_no_test(git_repo, tmp_path):
-    for rel, text in FILES.items():
+def indexed_with_coverage(git_repo, tmp_path, files: dict[str, str], name: str) -> dict:
+    """The files committed, indexed, their tests run under coverage and ingested: the report."""
+    for rel, text in files.items():
         git_repo.write(rel, text)
     git_repo.commit()
     settings_with_realm("work", git_repo.path)
     run_cli("index", "--json", tool="indexd", check=True)
-    data = record(git_repo.path, tmp_path, "code-named-test")
-    report = json.loads(run_cli("tests", "ingest", data, "--json", check=True).stdout)
+    data = record(git_repo.path, tmp_path, name)
+    return json.loads(run_cli("tests", "ingest", data, "--json", check=True).stdout)
+
+
+def test_a_context_named_after_code_is_no_test(git_repo, tmp_path):
+    report = indexed_with_coverage(git_repo, tmp_path, FILES, "code-named-test")
     skipped = {s["context"]: s["reason"] for s in report["skipped_contexts"]}
     assert "pkg.blocks.HashProcessor.test" in skipped
     assert "outside the test files" in skipped["pkg.blocks.HashProcessor.test"]
@@ -85,12 +90,7 @@ PLUGIN_FILES = {
 
 
 def test_a_module_no_test_imports_that_ran_outside_every_test_is_not_safe(git_repo, tmp_path):
-    for rel, text in PLUGIN_FILES.items():
-        git_repo.write(rel, text)
-    git_repo.commit()
-    settings_with_realm("work", git_repo.path)
-    run_cli("index", "--json", tool="indexd", check=True)
-    run_cli("tests", "ingest", record(git_repo.path, tmp_path, "plugin"), "--json", check=True)
+    indexed_with_coverage(git_repo, tmp_path, PLUGIN_FILES, "plugin")
     target = f"{git_repo.path / 'pkg/plugins/wiki.py'}::meta"
     answer = json.loads(run_cli("tests", "affected", target, "--json", check=True).stdout)
     assert "tests/test_wiki.py" in {t["path"] for t in answer["tests"]}
