@@ -350,8 +350,12 @@ def _dotted(rel: Path) -> str:
 
 
 def _imports_of(rel: str, text: str, modules: dict[str, str]) -> set[str]:
-    """Files one file imports: every package on the way and the module itself."""
-    tree = ast.parse(text)
+    """Files one file imports: every package on the way and the module itself (none for
+    a file that does not parse: parso's test data holds Python with errors on purpose)."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return set()
     # the file's own dotted name (src/click/core.py is click.core), for relative imports
     own = max((m for m, f in modules.items() if f == rel), key=len, default=rel[:-3]).split(".")
     pkg = own if rel.endswith("__init__.py") else own[:-1]
@@ -381,7 +385,8 @@ def import_closure(root: Path, project: Project, tests: list[str]) -> dict[str, 
     """test file -> every package file it imports transitively (its conftests' imports too)."""
     modules = module_map(root, project)
     files = set(modules.values())
-    direct = {f: _imports_of(f, (root / f).read_text(encoding="utf-8"), modules) for f in files}
+    direct = {f: _imports_of(f, (root / f).read_text(encoding="utf-8", errors="replace"), modules)
+              for f in files}
     conftests = sorted(p.relative_to(root).as_posix() for p in root.rglob("conftest.py")
                        if "src" not in p.relative_to(root).parts)
     for c in conftests:
