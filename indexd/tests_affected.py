@@ -20,6 +20,7 @@ from .graph.impact import bounded, item
 from .graph.model import is_test_path, node_label
 from .graph.targets import target_error
 from .graph.test_select import add_fallback, ranked, select_tests
+from .pytest_config import collected_module, collects_modules
 
 FALLBACK_DEPTH = 10   # imports chains are short; this reaches any real one
 
@@ -40,7 +41,17 @@ def tests_affected(rel, repo: str | None = None, since: str | None = None, stage
             known[(repo, path)] = rel.defines_tests(repo, path)
         return known[(repo, path)]
 
-    picked = select_tests(pairs, depth, holds_tests)
+    collects: dict[str, bool] = {}
+
+    def collected(repo: str, path: str) -> bool:
+        """pytest's --doctest-modules imports every module of a test folder."""
+        if not (is_test_path(path) and collected_module(path)):
+            return False
+        if repo not in collects:
+            collects[repo] = collects_modules(repo)
+        return collects[repo]
+
+    picked = select_tests(pairs, depth, holds_tests, collected)
     unsafe = [c for c in picked["changed"] if c["tested"] not in ("trusted", "untested")]
     fallback = None
     if unsafe:
@@ -49,7 +60,7 @@ def tests_affected(rel, repo: str | None = None, since: str | None = None, stage
                     "modules": [node_label(r, p, None) for r, p in modules],
                     "files": add_fallback(picked["files"],
                                           _import_impacts(rel, modules, pending, doubts),
-                                          holds_tests)}
+                                          holds_tests, collected)}
     rows = ranked(picked["files"])
     results = [r for _, r in pairs if r is not None]
     reasons = [r["incomplete_reason"] for r in results if r.get("incomplete_reason")] + doubts

@@ -29,7 +29,8 @@ transitively; every file there not selected on trusted evidence reads
 ``fallback: true``.
 
 Only test modules are selected (``model.is_test_module``: what pytest or the language's
-runner runs); a helper, ``conftest.py`` or data file under a test dir is support: a changed
+runner runs; under pytest's ``--doctest-modules`` every module of a test folder, which it
+imports: ``collected``); a helper, ``conftest.py`` or data file under a test dir is support: a changed
 one is walked like code, to the tests that use it, and reaching a change only through
 support (no test module at any depth) leaves it ``unknown``. A changed test module selects
 itself and, walked like code, the test modules using what changed (a base ``TestCase``).
@@ -70,16 +71,22 @@ def _any_file(repo: str, path: str) -> bool:
     return True
 
 
+def _no_file(repo: str, path: str) -> bool:
+    return False
+
+
 def select_tests(pairs: list[tuple[dict, dict | None]], depth: int,
-                 holds_tests=_any_file) -> dict:
+                 holds_tests=_any_file, collected=_no_file) -> dict:
     """``pairs``: (change row with repo/path/symbol/change, its impact or None when the
     graph does not know it). ``holds_tests(repo, path)``: does a test module by its name
-    define a test (``Graph.defines_tests``)? -> {"files": {(repo, path): row}, "changed": [...]}."""
+    define a test (``Graph.defines_tests``)? ``collected(repo, path)``: is a file under a
+    test folder run all the same (pytest's ``--doctest-modules`` imports every module)?
+    -> {"files": {(repo, path): row}, "changed": [...]}."""
     files: dict[tuple, dict] = {}
     changed = []
 
     def runnable(repo: str, path: str) -> bool:
-        return is_test_module(path) and holds_tests(repo, path)
+        return (is_test_module(path) and holds_tests(repo, path)) or collected(repo, path)
 
     for ch, result in pairs:
         label = change_label(ch)
@@ -215,14 +222,15 @@ def _add(files: dict, repo: str, path: str, test_symbol: str | None, changed: st
 
 
 def add_fallback(files: dict, import_impacts: list[tuple[str, dict]],
-                 holds_tests=_any_file) -> list[str]:
+                 holds_tests=_any_file, collected=_no_file) -> list[str]:
     """Every test file importing a changed module transitively; those not selected on
     trusted evidence get ``fallback: true`` (added, or kept from weak evidence).
     Returns the whole import set's paths."""
     named = []
     for module, result in import_impacts:
         for t in result.get("tests", []):
-            if not (is_test_module(t["path"]) and holds_tests(t["repo"], t["path"])):
+            if not ((is_test_module(t["path"]) and holds_tests(t["repo"], t["path"]))
+                    or collected(t["repo"], t["path"])):
                 continue
             if t["path"] not in named:
                 named.append(t["path"])
