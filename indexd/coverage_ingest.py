@@ -172,14 +172,19 @@ def _resolve_tests(store, realms: set[str], ids: dict[str, NamedTest]) -> dict[s
     return out
 
 
-def _tests_only(tests: dict[str, dict]) -> tuple[dict[str, dict], dict[str, str]]:
-    """The contexts whose function is in a test file; and, apart, those naming code
-    (``path::qualname``): coverage's ``test_function`` context starts at any function
-    named ``test*``, and markdown's block processors each have a ``test`` method, run
-    inside tests coverage gave no context of their own."""
+def _tests_only(tests: dict[str, dict], ids: dict[str, NamedTest]
+                ) -> tuple[dict[str, dict], dict[str, str]]:
+    """The contexts naming a test; and, apart, the dotted ones (coverage's
+    ``test_function`` form) naming a Python function outside the test files
+    (``path::qualname``): that context starts at any function named ``test*``, and
+    markdown's block processors each have a ``test`` method, run inside tests coverage
+    gave no context of their own. A node id or an LCOV test name is the runner's own
+    (a Rust ``#[test]`` lives in its source file)."""
     kept, code = {}, {}
     for context, by_realm in tests.items():
-        own = {realm: row for realm, row in by_realm.items() if is_test_path(row["path"])}
+        own = {realm: row for realm, row in by_realm.items()
+               if ids[context].dotted is None or is_test_path(row["path"])
+               or not row["path"].endswith(".py")}
         if own:
             kept[context] = own
         else:
@@ -326,7 +331,7 @@ def plan(store, settings, lines: dict[str, dict[int, list[str]]], data_file: str
     contexts = {c for by_line in located.values() for cs in by_line.values() for c in cs if c.strip()}
     ids = {c: t for c in sorted(contexts) if (t := parse_context(c)) is not None}
     tests = _resolve_tests(store, {loc[0] for loc in located}, ids) if ids else {}
-    tests, code = _tests_only(tests)
+    tests, code = _tests_only(tests, ids)
     bad = [{"context": c, "reason": "not a test id (a static --context label?)"}
            for c in sorted(contexts - set(ids))]
     bad += [{"context": c, "reason": "test function not indexed"}
