@@ -30,8 +30,8 @@ transitively; every file there not selected on trusted evidence reads
 
 Only test modules are selected (``model.is_test_module``: what pytest or the language's
 runner runs; under pytest's ``--doctest-modules`` every module of a test folder, which it
-imports: ``collected``); a helper, ``conftest.py`` or data file under a test dir is support: a changed
-one is walked like code, to the tests that use it, and reaching a change only through
+imports: ``collected``); a helper, ``conftest.py`` or data file under a test dir is support:
+a changed one is walked like code, to the tests that use it, and reaching a change only through
 support (no test module at any depth) leaves it ``unknown``. A changed test module selects
 itself and, walked like code, the test modules using what changed (a base ``TestCase``).
 

@@ -63,7 +63,8 @@ def test_an_untyped_receiver_beside_the_dunder_is_an_unresolved_reference(graph)
 # file, and no edge led there.
 FIELDS = ("class Fields(dict):\n"
           "    def _get(self, k):\n        return (k,)\n\n"
-          "    def __missing__(self, k):\n        self[k] = got = self._get(k)\n        return got\n\n\n"
+          "    def __missing__(self, k):\n"
+          "        self[k] = got = self._get(k)\n        return got\n\n\n"
           "class Own(dict):\n"
           "    def __getitem__(self, k):\n        return 1\n\n"
           "    def __missing__(self, k):\n        return 2\n\n\n"
