@@ -33,7 +33,7 @@ def addopts(root: str | Path) -> list[str]:
     try:
         ini = root / "pytest.ini"
         if ini.is_file():
-            return _ini_opts(ini, "pytest")
+            return _split(_ini(ini).get("pytest", "addopts", fallback=""))
         pyproject = root / "pyproject.toml"
         if pyproject.is_file():
             section = tomllib.loads(pyproject.read_text(encoding="utf-8")).get(
@@ -42,8 +42,8 @@ def addopts(root: str | Path) -> list[str]:
                 return _split(section.get("addopts", ""))
         for name, header in _INI:
             path = root / name
-            if path.is_file() and _has_section(path, header):
-                return _ini_opts(path, header)
+            if path.is_file() and (parser := _ini(path)).has_section(header):
+                return _split(parser.get(header, "addopts", fallback=""))
     except (OSError, UnicodeDecodeError, ValueError, configparser.Error) as exc:
         log.info("pytest configuration under %s not read: %s", root, exc)
     return []
@@ -61,16 +61,10 @@ def collected_module(path: str) -> bool:
     return name.endswith(".py") and name not in _NOT_COLLECTED
 
 
-def _ini_opts(path: Path, header: str) -> list[str]:
+def _ini(path: Path) -> configparser.ConfigParser:
     parser = configparser.ConfigParser(interpolation=None)
     parser.read_string(path.read_text(encoding="utf-8"))
-    return _split(parser.get(header, "addopts", fallback=""))
-
-
-def _has_section(path: Path, header: str) -> bool:
-    parser = configparser.ConfigParser(interpolation=None)
-    parser.read_string(path.read_text(encoding="utf-8"))
-    return parser.has_section(header)
+    return parser
 
 
 def _split(value) -> list[str]:

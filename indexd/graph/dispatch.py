@@ -63,12 +63,9 @@ def dispatch_edges(index, f, scope, res) -> None:
     classes = _class_quals(index, f)
     seen = {(e.kind, e.src_symbol, e.dst_repo, e.dst_path, e.dst_symbol) for e in res.edges}
     for receiver, start, line, where in uses:
-        if start is UPPER:
-            res.wants.add(("upper",))
-            names = upper_names(index)
-        else:
-            res.wants.add(("prefix", start))
-            names = names_with(index, start)
+        want = ("upper",) if start is UPPER else ("prefix", start)
+        res.wants.add(want)
+        names = names_wanted(index, want)
         if receiver == "cls":
             receiver = "self"     # a classmethod's cls is the class, as self's is
         for other, here, cls, own in _receiver_classes(index, f, scope, receiver, names,
@@ -85,20 +82,19 @@ def dispatch_edges(index, f, scope, res) -> None:
                                               "inferred", 1.0, f.realm))
 
 
-def names_with(index, start: str) -> tuple[str, ...]:
-    """Every name the realm defines that begins with ``start``."""
-    key = ("prefix_names", start)
+def names_wanted(index, want: tuple) -> tuple[str, ...]:
+    """Every name the realm defines that a dispatch can build: one beginning with the
+    start of ``("prefix", start)``, or one ``x.upper()`` can build (``("upper",)``)."""
+    key = ("dispatch_names", *want)
     if key not in index.memo:
-        index.memo[key] = tuple(sorted(n for n in index.defs_by_name if n.startswith(start)
-                                       and n != start))
-    return index.memo[key]
+        if want[0] == "upper":
+            keep = upper_name
+        else:
+            start = want[1]
 
-
-def upper_names(index) -> tuple[str, ...]:
-    """Every name the realm defines that ``x.upper()`` can build."""
-    key = ("upper_names",)
-    if key not in index.memo:
-        index.memo[key] = tuple(sorted(n for n in index.defs_by_name if upper_name(n)))
+            def keep(n: str) -> bool:
+                return n.startswith(start) and n != start
+        index.memo[key] = tuple(sorted(n for n in index.defs_by_name if keep(n)))
     return index.memo[key]
 
 
